@@ -1,0 +1,5 @@
+import sys
+
+from jobsize.cli import main
+
+sys.exit(main())

@@ -1,0 +1,340 @@
+"""The job record: one row per MapReduce job, the table every jobsize package exchanges.
+
+Column names follow DESIGN.md §2 and carry their unit (``_ms``, ``_bytes``, ``_mb``); where
+Hadoop has a name for the quantity (a counter, a configuration key, a history field) the column
+records it in :attr:`Column.hadoop`. Traces are parquet files written atomically; readers
+validate them and name the missing or mistyped column.
+
+A second, optional table holds one row per task attempt (:data:`TASK_COLUMNS`): the recorded
+durations that simulator workloads replay (Rumen, SLS, local runs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from jobsize.atomic import atomic_write
+from jobsize.errors import ParseError, SchemaError
+
+#: Version of the trace layout, stored in each parquet file's metadata.
+TRACE_FORMAT = 1
+_META_KEY = b"jobsize"
+
+#: Counter group and names under which map and reduce *function* time (the paper's MFE and
+#: RFE) are reported — by the local engine, and by the probe's streaming timing wrapper as
+#: ``reporter:counter:jobsize,MAP_FUNCTION_MILLIS,<ms>`` on stderr.
+FUNCTION_TIME_GROUP = "jobsize"
+MAP_FUNCTION_COUNTER = "MAP_FUNCTION_MILLIS"
+REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
+
+STATES = ("SUCCEEDED", "FAILED", "KILLED")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a job-record or task table."""
+
+    name: str
+    dtype: str  # a pandas nullable dtype: "string", "Int64", "Float64" or "boolean"
+    unit: str
+    doc: str
+    hadoop: str | None = None  # Hadoop's own name: counter, conf key or history field
+
+
+def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None) -> Column:
+    return Column(name, dtype, unit, doc, hadoop)
+
+
+_TC = "org.apache.hadoop.mapreduce.TaskCounter"
+_FIC = "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter"
+_FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"
+
+#: The job record (DESIGN.md §2), in display order.
+JOB_COLUMNS: tuple[Column, ...] = (
+    # identity
+    _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid"),
+    _c("job_name", "string", "", "job name", "jobName"),
+    _c("user", "string", "", "submitting user", "userName"),
+    _c("queue", "string", "", "scheduler queue", "jobQueueName"),
+    _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus"),
+    _c("uberized", "boolean", "", "ran (or would run) in uber mode; such jobs are not probed",
+       "uberized"),
+    _c("complete", "boolean", "", "the history was complete (false: truncated, job unfinished)"),
+    _c("job_type", "string", "", "workload type for reference runs (wordcount, grep, ...)"),
+    _c("source", "string", "", "where the record came from (jhist, jhs, rumen, sls, swim, ...)"),
+    # times
+    _c("submit_time_ms", "Int64", "ms", "submission time, epoch ms", "submitTime"),
+    _c("launch_time_ms", "Int64", "ms", "launch time of the job (AM started), epoch ms",
+       "launchTime"),
+    _c("finish_time_ms", "Int64", "ms", "finish time, epoch ms", "finishTime"),
+    # shape
+    _c("n_maps", "Int64", "tasks", "N_m: number of map tasks", "totalMaps"),
+    _c("n_reduces", "Int64", "tasks", "N_r: number of reduce tasks", "totalReduces"),
+    # container sizes (R_m, R_r, R_am)
+    _c("map_memory_mb", "Int64", "MB", "R_m memory", "mapreduce.map.memory.mb"),
+    _c("map_vcores", "Int64", "vcores", "R_m vcores", "mapreduce.map.cpu.vcores"),
+    _c("reduce_memory_mb", "Int64", "MB", "R_r memory", "mapreduce.reduce.memory.mb"),
+    _c("reduce_vcores", "Int64", "vcores", "R_r vcores", "mapreduce.reduce.cpu.vcores"),
+    _c("am_memory_mb", "Int64", "MB", "R_am memory", "yarn.app.mapreduce.am.resource.mb"),
+    _c("am_vcores", "Int64", "vcores", "R_am vcores", "yarn.app.mapreduce.am.resource.cpu-vcores"),
+    # counters, totals over the job
+    _c("map_input_bytes", "Int64", "bytes", "MI: bytes read by map tasks", f"{_FIC}.BYTES_READ"),
+    _c("map_input_records", "Int64", "records", "map input records", f"{_TC}.MAP_INPUT_RECORDS"),
+    _c("map_output_bytes", "Int64", "bytes", "MO: map output bytes", f"{_TC}.MAP_OUTPUT_BYTES"),
+    _c("map_output_records", "Int64", "records", "MOR: map output records",
+       f"{_TC}.MAP_OUTPUT_RECORDS"),
+    _c("reduce_shuffle_bytes", "Int64", "bytes", "bytes shuffled to reduces",
+       f"{_TC}.REDUCE_SHUFFLE_BYTES"),
+    _c("reduce_input_records", "Int64", "records", "RIR: reduce input records",
+       f"{_TC}.REDUCE_INPUT_RECORDS"),
+    _c("reduce_input_groups", "Int64", "records", "reduce input groups (distinct keys)",
+       f"{_TC}.REDUCE_INPUT_GROUPS"),
+    _c("reduce_output_bytes", "Int64", "bytes", "RO: bytes written by reduces (map-only: by maps)",
+       f"{_FOC}.BYTES_WRITTEN"),
+    _c("reduce_output_records", "Int64", "records", "reduce output records",
+       f"{_TC}.REDUCE_OUTPUT_RECORDS"),
+    # actual time
+    _c("map_time_ms", "Int64", "ms", "SE_m: summed elapsed time of successful map attempts"),
+    _c("reduce_time_ms", "Int64", "ms", "SE_r: summed elapsed time of successful reduce attempts"),
+    _c("map_wasted_ms", "Int64", "ms", "elapsed time of failed and killed map attempts"),
+    _c("reduce_wasted_ms", "Int64", "ms", "elapsed time of failed and killed reduce attempts"),
+    _c("map_function_ms", "Float64", "ms", "MFE: time inside the map function",
+       f"{FUNCTION_TIME_GROUP}.{MAP_FUNCTION_COUNTER}"),
+    _c("reduce_function_ms", "Float64", "ms", "RFE: time inside the reduce function",
+       f"{FUNCTION_TIME_GROUP}.{REDUCE_FUNCTION_COUNTER}"),
+    # probe (null for jobs never probed)
+    _c("probe_fraction", "Float64", "fraction", "f_p: sampled bytes / total input bytes"),
+    _c("probe_input_bytes", "Int64", "bytes", "bytes the probe read"),
+    _c("probe_map_function_ms", "Float64", "ms", "MFE of the probe"),
+    _c("probe_reduce_function_ms", "Float64", "ms", "RFE of the probe"),
+    _c("probe_map_output_bytes", "Int64", "bytes", "MO of the probe"),
+    _c("probe_map_output_records", "Int64", "records", "MOR of the probe"),
+    _c("probe_reduce_input_records", "Int64", "records", "RIR of the probe"),
+    _c("probe_reduce_output_bytes", "Int64", "bytes", "RO of the probe"),
+    _c("probe_wall_ms", "Float64", "ms", "wall time of the whole probe"),
+)
+
+#: One row per task attempt: recorded durations for simulator workloads.
+TASK_COLUMNS: tuple[Column, ...] = (
+    _c("job_id", "string", "", "owning job", "jobid"),
+    _c("task_id", "string", "", "task id, e.g. task_..._m_000003", "taskid"),
+    _c("attempt_id", "string", "", "attempt id", "attemptId"),
+    _c("task_type", "string", "", "MAP or REDUCE", "taskType"),
+    _c("status", "string", "", "SUCCEEDED, FAILED or KILLED", "status"),
+    _c("start_time_ms", "Int64", "ms", "attempt start, epoch ms", "startTime"),
+    _c("finish_time_ms", "Int64", "ms", "attempt finish, epoch ms", "finishTime"),
+    _c("shuffle_finish_time_ms", "Int64", "ms", "reduce: shuffle finished", "shuffleFinishTime"),
+    _c("sort_finish_time_ms", "Int64", "ms", "reduce: merge (sort) finished", "sortFinishTime"),
+    _c("memory_mb", "Int64", "MB", "container memory"),
+    _c("vcores", "Int64", "vcores", "container vcores"),
+)
+
+JOB_SCHEMA: dict[str, Column] = {c.name: c for c in JOB_COLUMNS}
+TASK_SCHEMA: dict[str, Column] = {c.name: c for c in TASK_COLUMNS}
+
+#: Prediction targets of eq 6 and eq 7.
+TARGETS: dict[str, str] = {"SE_m": "map_time_ms", "SE_r": "reduce_time_ms"}
+
+#: Record columns each model reads, by feature set (DESIGN.md §3). ``probe`` is the paper's
+#: model (probe features scaled by eq 8, so ``probe_fraction`` is needed); ``actual`` uses the
+#: job's own counters and is the upper bound on accuracy. SE_r also takes SE_m (eq 7's b7 term).
+MODEL_INPUTS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SE_m", "actual"): ("n_maps", "map_input_bytes", "map_function_ms", "map_output_bytes",
+                         "map_output_records"),
+    ("SE_m", "probe"): ("n_maps", "map_input_bytes", "probe_map_function_ms",
+                        "probe_map_output_bytes", "probe_map_output_records", "probe_fraction"),
+    ("SE_r", "actual"): ("n_reduces", "map_output_bytes", "reduce_function_ms",
+                         "reduce_output_bytes", "reduce_input_records"),
+    ("SE_r", "probe"): ("n_reduces", "probe_map_output_bytes", "probe_reduce_function_ms",
+                        "probe_reduce_output_bytes", "probe_reduce_input_records",
+                        "probe_fraction"),
+}
+
+#: Columns eq 5 (S) and eq 3-4, 9 (minE, APB) read besides the model outputs.
+SIZE_INPUTS: tuple[str, ...] = ("n_maps", "n_reduces", "map_memory_mb", "map_vcores",
+                                "reduce_memory_mb", "reduce_vcores", "am_memory_mb", "am_vcores")
+
+#: Hadoop's defaults for container sizes when a configuration does not set them.
+DEFAULT_CONTAINERS: dict[str, int] = {
+    "map_memory_mb": 1024, "map_vcores": 1, "reduce_memory_mb": 1024, "reduce_vcores": 1,
+    "am_memory_mb": 1536, "am_vcores": 1,
+}
+
+
+def columns_for(model: str, features: str) -> tuple[str, ...]:
+    """Record columns needed to fit ``model`` ("SE_m" or "SE_r") on ``features``."""
+    try:
+        inputs = MODEL_INPUTS[(model, features)]
+    except KeyError:
+        raise SchemaError(f"no model {model!r} with features {features!r}") from None
+    extra = ("map_time_ms",) if model == "SE_r" else ()
+    return (*inputs, TARGETS[model], *extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conforming frames to the schema
+
+
+def _kind_word(dtype: str) -> str:
+    return {"Int64": "an integer", "Float64": "a number", "boolean": "a boolean",
+            "string": "a string"}[dtype]
+
+
+def _first_bad(series: pd.Series, bad: np.ndarray) -> str:
+    pos = int(np.flatnonzero(bad)[0])
+    value = series.iloc[pos]
+    if isinstance(value, np.generic):
+        value = value.item()
+    return f"row {pos}: {value!r}"
+
+
+def _cast(series: pd.Series, col: Column, source: object) -> pd.Series:
+    """Cast ``series`` to the column's dtype or raise a SchemaError naming it and a bad row."""
+    where = f"column {col.name!r}"
+    if str(series.dtype) == col.dtype:
+        return series
+    if col.dtype == "string":
+        return series.astype("string")
+    if col.dtype == "boolean":
+        if pd.api.types.is_bool_dtype(series) or series.isna().all():
+            return series.astype("boolean")
+        if pd.api.types.is_integer_dtype(series):
+            bad = ~series.isin([0, 1]).to_numpy() & series.notna().to_numpy()
+            if not bad.any():
+                return series.astype("boolean")
+            raise SchemaError(f"expected a boolean, found {_first_bad(series, bad)}",
+                              source=source, where=where)
+        raise SchemaError(f"expected a boolean column, found {series.dtype}",
+                          source=source, where=where)
+    if series.isna().all():
+        return series.astype(col.dtype)
+    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        numeric = pd.to_numeric(series, errors="coerce")
+        bad = (numeric.isna() & series.notna()).to_numpy()
+        if pd.api.types.is_bool_dtype(series) or bad.any():
+            found = _first_bad(series, bad) if bad.any() else f"{series.dtype} values"
+            raise SchemaError(f"expected {_kind_word(col.dtype)}, found {found}",
+                              source=source, where=where)
+        series = numeric
+    if col.dtype == "Int64" and pd.api.types.is_float_dtype(series):
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        bad = np.isfinite(values) & (values != np.round(values))
+        bad |= np.isinf(values)
+        if bad.any():
+            raise SchemaError(f"expected an integer, found {_first_bad(series, bad)}",
+                              source=source, where=where)
+    return series.astype(col.dtype)
+
+
+def conform(
+    frame: pd.DataFrame,
+    *,
+    require: Iterable[str] = (),
+    source: object = None,
+    columns: Sequence[Column] = JOB_COLUMNS,
+) -> pd.DataFrame:
+    """Return ``frame`` with every schema column present and of its declared dtype.
+
+    Absent schema columns are added as all-null; columns outside the schema are kept after them.
+    ``require`` names columns that must be present in ``frame`` (the rest may be missing).
+    Raises :class:`SchemaError` naming the missing or mistyped column.
+    """
+    for name in require:
+        if name not in frame.columns:
+            raise SchemaError("missing required column", source=source, where=f"column {name!r}")
+    if frame.columns.duplicated().any():
+        dup = frame.columns[frame.columns.duplicated()][0]
+        raise SchemaError("duplicated column", source=source, where=f"column {dup!r}")
+    n = len(frame)
+    out: dict[str, pd.Series] = {}
+    for col in columns:
+        if col.name in frame.columns:
+            out[col.name] = _cast(frame[col.name], col, source).reset_index(drop=True)
+        else:
+            out[col.name] = pd.Series(pd.array([pd.NA] * n, dtype=col.dtype))
+    known = {c.name for c in columns}
+    for name in frame.columns:
+        if name not in known:
+            out[name] = frame[name].reset_index(drop=True)
+    return pd.DataFrame(out)
+
+
+def records(rows: Iterable[Mapping[str, object]], *, source: object = None) -> pd.DataFrame:
+    """Build a conformed job-record frame from dicts keyed by column name."""
+    return conform(pd.DataFrame.from_records(list(rows)), source=source)
+
+
+def empty_trace() -> pd.DataFrame:
+    """A job-record frame with every column and no rows."""
+    return conform(pd.DataFrame())
+
+
+def tasks_frame(rows: Iterable[Mapping[str, object]], *, source: object = None) -> pd.DataFrame:
+    """Build a conformed task-attempt frame from dicts keyed by column name."""
+    return conform(pd.DataFrame.from_records(list(rows)), source=source, columns=TASK_COLUMNS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parquet I/O
+
+
+def write_trace(
+    frame: pd.DataFrame, path: str | os.PathLike[str], *, columns: Sequence[Column] = JOB_COLUMNS
+) -> Path:
+    """Conform ``frame`` and write it as parquet, atomically. Returns the path."""
+    table = pa.Table.from_pandas(conform(frame, columns=columns), preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[_META_KEY] = json.dumps({"format": TRACE_FORMAT,
+                                  "table": "jobs" if columns is JOB_COLUMNS else "tasks"}).encode()
+    table = table.replace_schema_metadata(meta)
+    target = Path(path)
+    with atomic_write(target) as handle:
+        pq.write_table(table, handle, compression="zstd")
+    return target
+
+
+def read_trace(
+    path: str | os.PathLike[str],
+    *,
+    require: Iterable[str] = (),
+    columns: Sequence[Column] = JOB_COLUMNS,
+) -> pd.DataFrame:
+    """Read a parquet trace and conform it; errors name the file and the column."""
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise ParseError("no such file", source=path) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, expected a parquet file", source=path) from None
+    except (pa.ArrowException, OSError) as exc:
+        raise ParseError(f"not a readable parquet file ({exc})", source=path) from None
+    meta = (table.schema.metadata or {}).get(_META_KEY)
+    if meta is not None:
+        try:
+            version = json.loads(meta).get("format")
+        except (ValueError, AttributeError):
+            version = None
+        if version != TRACE_FORMAT:
+            raise ParseError(f"trace format {version!r}, this jobsize reads format {TRACE_FORMAT}",
+                             source=path)
+    try:
+        frame = table.to_pandas()
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise ParseError(f"cannot convert to a table ({exc})", source=path) from None
+    return conform(frame, require=require, source=path, columns=columns)
+
+
+def tasks_path(trace: str | os.PathLike[str]) -> Path:
+    """Where the task-attempt table of a trace lives: ``X.parquet`` → ``X.tasks.parquet``."""
+    p = Path(trace)
+    stem = p.name[: -len(".parquet")] if p.name.endswith(".parquet") else p.name
+    return p.with_name(f"{stem}.tasks.parquet")
