@@ -338,3 +338,38 @@ def tasks_path(trace: str | os.PathLike[str]) -> Path:
     p = Path(trace)
     stem = p.name[: -len(".parquet")] if p.name.endswith(".parquet") else p.name
     return p.with_name(f"{stem}.tasks.parquet")
+
+
+# ---------------------------------------------------------------------------------------------
+# Hadoop's uber-mode rule
+
+#: Hadoop's defaults for the uber decision (mapred-default.xml); maxbytes defaults to the HDFS
+#: block size — 64 MB on the paper's cluster.
+UBER_DEFAULTS: dict[str, int] = {
+    "mapreduce.job.ubertask.maxmaps": 9,
+    "mapreduce.job.ubertask.maxreduces": 1,
+    "mapreduce.job.ubertask.maxbytes": 64 * 1024 * 1024,
+}
+
+
+def uber_eligible(
+    n_maps: int, n_reduces: int, input_bytes: int, conf: Mapping[str, object] | None = None
+) -> bool:
+    """Whether MapReduce would run a job in uber mode (inside its AM container).
+
+    Hadoop's criteria: ``mapreduce.job.ubertask.enable`` is true (assumed unless ``conf`` says
+    otherwise), maps ≤ ``maxmaps``, reduces ≤ ``maxreduces`` (at most 1) and input ≤
+    ``maxbytes``. Such jobs are not probed; their size comes from history.
+    """
+    conf = conf or {}
+    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower() == "true"
+
+    def limit(key: str) -> int:
+        return int(conf.get(key, UBER_DEFAULTS[key]))  # type: ignore[call-overload]
+
+    return (
+        enabled
+        and n_maps <= limit("mapreduce.job.ubertask.maxmaps")
+        and n_reduces <= min(1, limit("mapreduce.job.ubertask.maxreduces"))
+        and input_bytes <= limit("mapreduce.job.ubertask.maxbytes")
+    )

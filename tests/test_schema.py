@@ -110,3 +110,12 @@ def test_columns_for_each_model_are_schema_columns():
     assert "map_time_ms" in schema.columns_for("SE_r", "probe")
     with pytest.raises(SchemaError):
         schema.columns_for("SE_x", "probe")
+
+
+def test_uber_rule_follows_hadoop_limits():
+    assert schema.uber_eligible(9, 1, 10 << 20)
+    assert not schema.uber_eligible(10, 1, 10 << 20)
+    assert not schema.uber_eligible(1, 2, 10 << 20)
+    assert not schema.uber_eligible(1, 0, 65 << 20)
+    assert not schema.uber_eligible(1, 0, 1, {"mapreduce.job.ubertask.enable": "false"})
+    assert schema.uber_eligible(20, 0, 1, {"mapreduce.job.ubertask.maxmaps": "20"})
