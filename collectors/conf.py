@@ -1,0 +1,103 @@
+"""Hadoop configuration: the job's ``_conf.xml`` and what the job record takes from it.
+
+A job configuration is Hadoop's XML (``<configuration><property><name>…</name><value>…</value>
+</property>…``). The record takes the container sizes (R_m, R_r, R_am: the
+``mapreduce.{map,reduce}.memory.mb`` / ``cpu.vcores`` and ``yarn.app.mapreduce.am.resource.*``
+keys), the reduce count and the uber settings from it; keys a configuration leaves out take
+Hadoop's defaults (:data:`jobsize.schema.DEFAULT_CONTAINERS`), as the job did when it ran.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+
+from jobsize.errors import ParseError
+from jobsize.schema import DEFAULT_CONTAINERS, JOB_SCHEMA
+
+#: Record column → configuration key, for the container sizes.
+CONTAINER_KEYS: dict[str, str] = {
+    name: JOB_SCHEMA[name].hadoop or "" for name in DEFAULT_CONTAINERS
+}
+
+_VARIABLE = re.compile(r"\$\{([^}$\s]+)\}")
+
+
+def parse_conf(data: bytes, *, source: object = "<conf>") -> dict[str, str]:
+    """Parse Hadoop configuration XML into ``{name: value}`` (a later duplicate wins)."""
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        reason = str(exc).split(":")[0]
+        raise ParseError(f"not valid XML ({reason})", source=source,
+                         where=f"line {line}, column {column + 1}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an undeclared encoding
+        raise ParseError(f"not valid XML ({exc})", source=source) from None
+    if root.tag != "configuration":
+        raise ParseError(f"root element is <{root.tag}>, expected <configuration>", source=source)
+    conf: dict[str, str] = {}
+    for index, prop in enumerate(root.iter("property"), start=1):
+        name = prop.findtext("name")
+        if name is None or not name.strip():
+            raise ParseError("property without a <name>", source=source,
+                             where=f"property {index}")
+        conf[name.strip()] = (prop.findtext("value") or "").strip()
+    return conf
+
+
+def read_conf(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read a Hadoop configuration XML file (a job's ``_conf.xml``) into ``{name: value}``."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise ParseError("no such file", source=path) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, expected a configuration XML file",
+                         source=path) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read ({exc.strerror})", source=path) from None
+    return parse_conf(data, source=path)
+
+
+def expand(conf: Mapping[str, str], value: str) -> str:
+    """Substitute ``${name}`` references from ``conf``, as Hadoop's Configuration.get does."""
+    for _ in range(20):  # Hadoop's own depth limit for nested substitutions
+        expanded = _VARIABLE.sub(lambda m: conf.get(m.group(1), m.group(0)), value)
+        if expanded == value:
+            break
+        value = expanded
+    return value
+
+
+def conf_int(conf: Mapping[str, str], key: str, *, source: object = None) -> int | None:
+    """``conf[key]`` as an integer; None when absent. A malformed value is a ParseError."""
+    if key not in conf:
+        return None
+    text = expand(conf, conf[key]).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise ParseError(f"expected an integer, found {text!r}"[:200], source=source,
+                         where=f"property {key!r}") from None
+    if abs(value) > 2**53:
+        raise ParseError(f"integer out of range: {text}"[:200], source=source,
+                         where=f"property {key!r}")
+    return value
+
+
+def container_sizes(conf: Mapping[str, str], *, source: object = None) -> dict[str, int]:
+    """Container sizes R_m, R_r, R_am (memory MB and vcores) as record columns.
+
+    A key the configuration does not set, or sets to a value below 1, takes Hadoop's default.
+    (Hadoop 3 derives a memory size of -1 from the task's heap; that derivation is not
+    reproduced here.)
+    """
+    sizes = {}
+    for column, key in CONTAINER_KEYS.items():
+        value = conf_int(conf, key, source=source)
+        sizes[column] = value if value is not None and value > 0 else DEFAULT_CONTAINERS[column]
+    return sizes
