@@ -1,0 +1,417 @@
+"""The probing job (paper §III-A): which sample, which functions, which settings, and how the
+probe's counters become a probe record.
+
+A :class:`ProbeSpec` describes the probe of one job: its mapper, reducer and combiner, its input,
+its N_m, N_r and container sizes, and how to sample (split size, ``sampledSplitsUpperBound``,
+seed). The probe runs the job's own functions over the sample as one map task and one reduce
+task in one container — uber mode. This module does not run it: the local engine does
+(``jobsize.engine.run_probe``), or a cluster does with the command :func:`render_hadoop` prints.
+Either way the probe's counters come back through :func:`probe_record` as the job record's
+``probe_*`` columns, which eq 8 scales by ``1 / f_p``.
+
+Jobs that Hadoop would run in uber mode themselves are not probed (:func:`plan_probe`); the
+predictor sizes them from history.
+"""
+
+from __future__ import annotations
+
+import numbers
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jobsize.errors import ConfigError, InputError
+from jobsize.schema import (
+    DEFAULT_CONTAINERS,
+    FUNCTION_TIME_GROUP,
+    JOB_COLUMNS,
+    JOB_SCHEMA,
+    MAP_FUNCTION_COUNTER,
+    REDUCE_FUNCTION_COUNTER,
+    UBER_DEFAULTS,
+    uber_eligible,
+)
+from sampler import timing_wrapper
+from sampler.sampling import DEFAULT_MAX_SPLITS, Sample, sample
+from sampler.splits import Split, input_splits, total_bytes
+
+#: A streaming command (argv) or, for the local engine, a Python callable.
+Function = tuple[str, ...] | Callable[..., Any]
+
+#: The job record's probe columns, in schema order.
+PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
+                                       if c.name.startswith("probe_"))
+
+DEFAULT_QUEUE = "probing"
+DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
+
+
+def as_function(value: object, what: str) -> Function:
+    """A command given as a shell-like string or an argv sequence, or a callable."""
+    if callable(value):
+        return value
+    if isinstance(value, str):
+        try:
+            argv = tuple(shlex.split(value))
+        except ValueError as exc:
+            raise ConfigError(f"{what} command {value!r}: {exc}") from None
+    elif isinstance(value, Sequence):
+        argv = tuple(str(a) for a in value)
+    else:
+        raise ConfigError(f"{what} must be a command or a callable, got {type(value).__name__}")
+    if not argv:
+        raise ConfigError(f"{what} command is empty")
+    return argv
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """The probe of one job.
+
+    ``mapper``, ``reducer`` and ``combiner`` are commands (a string is split like a shell
+    would, without running one) or callables; ``reducer=None`` is a map-only job, which must have
+    ``n_reduces=0``. ``inputs`` are local paths or WebHDFS URLs. ``n_maps``, ``n_reduces`` and
+    the container sizes are the *job's* (they set f_p and the probe's containers);
+    ``split_bytes=None`` means Hadoop's default (64 MB locally, the block size on HDFS).
+    ``conf`` is the job's configuration, consulted for the uber-mode limits. ``files`` are
+    shipped with the cluster probe (``-files``), e.g. the mapper's script.
+    """
+
+    mapper: Function
+    reducer: Function | None
+    inputs: tuple[str, ...]
+    n_maps: int
+    n_reduces: int
+    combiner: Function | None = None
+    map_memory_mb: int = DEFAULT_CONTAINERS["map_memory_mb"]
+    map_vcores: int = DEFAULT_CONTAINERS["map_vcores"]
+    reduce_memory_mb: int = DEFAULT_CONTAINERS["reduce_memory_mb"]
+    reduce_vcores: int = DEFAULT_CONTAINERS["reduce_vcores"]
+    am_memory_mb: int = DEFAULT_CONTAINERS["am_memory_mb"]
+    am_vcores: int = DEFAULT_CONTAINERS["am_vcores"]
+    split_bytes: int | None = None
+    max_splits: int = DEFAULT_MAX_SPLITS
+    seed: int | None = None
+    queue: str = DEFAULT_QUEUE
+    job_name: str = "job"
+    files: tuple[str, ...] = ()
+    conf: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        fix = object.__setattr__
+        fix(self, "mapper", as_function(self.mapper, "mapper"))
+        if self.reducer is not None:
+            fix(self, "reducer", as_function(self.reducer, "reducer"))
+        if self.combiner is not None:
+            fix(self, "combiner", as_function(self.combiner, "combiner"))
+        inputs = (self.inputs,) if isinstance(self.inputs, str | Path) else self.inputs
+        fix(self, "inputs", tuple(str(i) for i in inputs))
+        fix(self, "files", tuple(str(f) for f in self.files))
+        fix(self, "conf", {str(k): str(v) for k, v in dict(self.conf).items()})
+        self._validate()
+
+    def _validate(self) -> None:
+        if not self.inputs:
+            raise ConfigError("the probe needs at least one input")
+        if not isinstance(self.n_maps, int) or self.n_maps < 1:
+            raise ConfigError(f"the job's map count N_m must be at least 1, got {self.n_maps!r}")
+        if not isinstance(self.n_reduces, int) or self.n_reduces < 0:
+            raise ConfigError(f"the job's reduce count N_r must be 0 or more, "
+                              f"got {self.n_reduces!r}")
+        if self.reducer is None and self.n_reduces > 0:
+            raise ConfigError(f"N_r = {self.n_reduces} but no reducer: give one "
+                              "(\"cat\" for an identity reduce) or set N_r = 0 (map-only)")
+        if self.reducer is not None and self.n_reduces == 0:
+            raise ConfigError("N_r = 0 is a map-only job: drop the reducer")
+        for name in ("map_memory_mb", "map_vcores", "reduce_memory_mb", "reduce_vcores",
+                     "am_memory_mb", "am_vcores", "max_splits"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+
+    @property
+    def map_only(self) -> bool:
+        return self.reducer is None
+
+    def splits(self, **options: Any) -> list[Split]:
+        """The job's input splits; ``options`` go to :func:`sampler.splits.input_splits`
+        (``user``, ``delegation``, ``recursive``, ``timeout``, ...)."""
+        return input_splits(self.inputs, self.split_bytes, **options)
+
+    def take_sample(self, splits: Sequence[Split] | None = None, **options: Any) -> Sample:
+        """Algorithm 1 over the job's input (its splits are listed unless given)."""
+        if splits is None:
+            splits = self.splits(**options)
+        return sample(splits, self.n_maps, self.n_reduces, self.max_splits, self.seed)
+
+    def plan(self, input_bytes: int | None = None, **options: Any) -> ProbePlan:
+        """Whether to probe this job (see :func:`plan_probe`); lists the input if needed."""
+        if input_bytes is None:
+            input_bytes = total_bytes(self.splits(**options))
+        return plan_probe(self.n_maps, self.n_reduces, input_bytes, self.conf)
+
+    def job_columns(self) -> dict[str, int]:
+        """The job-record columns the spec knows: N_m, N_r and container sizes."""
+        return {name: getattr(self, name) for name in (
+            "n_maps", "n_reduces", "map_memory_mb", "map_vcores", "reduce_memory_mb",
+            "reduce_vcores", "am_memory_mb", "am_vcores")}
+
+
+# ---------------------------------------------------------------------------------------------
+# Uber jobs are not probed
+
+
+@dataclass(frozen=True)
+class ProbePlan:
+    """The decision to probe a job or not, and why."""
+
+    probe: bool
+    reason: str
+    input_bytes: int
+
+    @property
+    def uberized(self) -> bool:
+        return not self.probe
+
+    def record(self) -> dict[str, Any]:
+        """Record columns settled before probing: ``uberized``, and for an uber job null
+        probe columns (it is never probed)."""
+        out: dict[str, Any] = {"uberized": self.uberized}
+        if self.uberized:
+            out.update(dict.fromkeys(PROBE_COLUMNS))
+        return out
+
+
+def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
+               conf: Mapping[str, object] | None = None) -> ProbePlan:
+    """Probe unless Hadoop would run the job in uber mode (paper §III-A).
+
+    The decision is :func:`jobsize.schema.uber_eligible`; the reason names the limits.
+    """
+    conf = conf or {}
+    limits = {}
+    for key, default in UBER_DEFAULTS.items():
+        try:
+            limits[key] = int(str(conf.get(key, default)).strip())
+        except ValueError:
+            raise ConfigError(f"{key} must be an integer, got {conf.get(key)!r}") from None
+    max_maps = limits["mapreduce.job.ubertask.maxmaps"]
+    max_reduces = min(1, limits["mapreduce.job.ubertask.maxreduces"])
+    max_bytes = limits["mapreduce.job.ubertask.maxbytes"]
+    if uber_eligible(n_maps, n_reduces, input_bytes, conf):
+        return ProbePlan(False, (
+            f"uber job ({n_maps} maps ≤ {max_maps}, {n_reduces} reduces ≤ {max_reduces}, "
+            f"{input_bytes} input bytes ≤ {max_bytes}): Hadoop runs it inside its AM "
+            "container, so it is not probed; its size comes from the historical mean task "
+            "time"), input_bytes)
+    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower()
+    if enabled != "true":
+        why = "uber mode is disabled (mapreduce.job.ubertask.enable)"
+    elif n_maps > max_maps:
+        why = f"{n_maps} maps > mapreduce.job.ubertask.maxmaps ({max_maps})"
+    elif n_reduces > max_reduces:
+        why = f"{n_reduces} reduces > {max_reduces} (mapreduce.job.ubertask.maxreduces)"
+    else:
+        why = f"{input_bytes} input bytes > mapreduce.job.ubertask.maxbytes ({max_bytes})"
+    return ProbePlan(True, f"not an uber job: {why}; probe it", input_bytes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Counters → probe record
+
+
+def _hadoop_name(column: str) -> tuple[str, str]:
+    group, _, name = (JOB_SCHEMA[column].hadoop or "").rpartition(".")
+    return group, name
+
+
+_TASK_GROUP, _ = _hadoop_name("map_output_bytes")
+_OUTPUT_GROUP, _BYTES_WRITTEN = _hadoop_name("reduce_output_bytes")
+_INPUT_GROUP, _BYTES_READ = _hadoop_name("map_input_bytes")
+#: Other spellings of the same counter groups (Hadoop 1, display names in JHS and the CLI).
+_MR = "org.apache.hadoop.mapreduce.lib"
+GROUP_ALIASES: dict[str, tuple[str, ...]] = {
+    _TASK_GROUP: (_TASK_GROUP, "org.apache.hadoop.mapred.Task$Counter", "Map-Reduce Framework"),
+    _OUTPUT_GROUP: (_OUTPUT_GROUP, f"{_MR}.output.FileOutputFormat$Counter",
+                    "File Output Format Counters"),
+    _INPUT_GROUP: (_INPUT_GROUP, f"{_MR}.input.FileInputFormat$Counter",
+                   "File Input Format Counters"),
+    FUNCTION_TIME_GROUP: (FUNCTION_TIME_GROUP,),
+}
+
+
+def _counter(counters: Mapping[str, Mapping[str, object]], group: str, name: str) -> int | None:
+    """A counter's value under any spelling of its group, or None if absent."""
+    names = set(GROUP_ALIASES.get(group, (group,)))
+    for found, values in counters.items():
+        if str(found).strip() in names and isinstance(values, Mapping) and name in values:
+            return _count(values[name], f"counters.{found}.{name}")
+    return None
+
+
+def _count(value: object, where: str) -> int:
+    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    integral |= isinstance(value, float) and value.is_integer()
+    integral |= isinstance(value, str) and value.strip().isdigit()
+    number = int(value) if integral else -1  # type: ignore[call-overload]
+    if number < 0:
+        raise InputError(f"counter value {value!r} is not a non-negative integer", where=where)
+    return number
+
+
+def probe_record(
+    counters: Mapping[str, Mapping[str, object]],
+    *,
+    fraction: float,
+    input_bytes: int | None,
+    wall_ms: float,
+    n_reduces: int | None = None,
+) -> dict[str, Any]:
+    """The schema's ``probe_*`` columns from a probe job's counters.
+
+    ``counters`` is ``{group: {name: value}}`` with Hadoop's group names (the shape of
+    ``JobHistory.counters["total"]``); MFE and RFE are the ``jobsize`` group's
+    ``MAP_FUNCTION_MILLIS`` and ``REDUCE_FUNCTION_MILLIS``. ``fraction`` is the sample's
+    achieved f_p, ``input_bytes`` the sample's size (None: the probe's input-format
+    ``BYTES_READ``), ``wall_ms`` the probe's wall time. A map-only probe (``n_reduces=0``, or no
+    reduce counters) reports zeros for the reduce side; RO is then the bytes the map wrote, as
+    in the job record. A probe run without the timing wrapper has null function times.
+    """
+    if not 0.0 < float(fraction) <= 1.0:
+        raise InputError(f"f_p must be in (0, 1], got {fraction!r}: an empty sample cannot be "
+                         "probed (eq 8 divides by f_p)")
+    if wall_ms is None or float(wall_ms) < 0:
+        raise InputError(f"probe wall time must be a non-negative number, got {wall_ms!r}")
+
+    def get(group: str, name: str) -> int | None:
+        return _counter(counters, group, name)
+
+    def need(group: str, name: str) -> int:
+        value = get(group, name)
+        if value is None:
+            raise InputError(f"missing counter {name} (group {group}): not the counters of a "
+                             "finished MapReduce job", where=f"counters.{group}")
+        return value
+
+    map_only = (get(_TASK_GROUP, "REDUCE_INPUT_RECORDS") is None if n_reduces is None
+                else n_reduces == 0)
+    if input_bytes is None:
+        input_bytes = need(_INPUT_GROUP, _BYTES_READ)
+    mfe = get(FUNCTION_TIME_GROUP, MAP_FUNCTION_COUNTER)
+    rfe = get(FUNCTION_TIME_GROUP, REDUCE_FUNCTION_COUNTER)
+    record: dict[str, Any] = {
+        "probe_fraction": float(fraction),
+        "probe_input_bytes": int(input_bytes),
+        "probe_map_function_ms": None if mfe is None else float(mfe),
+        "probe_reduce_function_ms": 0.0 if map_only else (None if rfe is None else float(rfe)),
+        "probe_map_output_bytes": (get(_TASK_GROUP, "MAP_OUTPUT_BYTES") or 0) if map_only
+        else need(_TASK_GROUP, "MAP_OUTPUT_BYTES"),
+        "probe_map_output_records": need(_TASK_GROUP, "MAP_OUTPUT_RECORDS"),
+        "probe_reduce_input_records": 0 if map_only
+        else need(_TASK_GROUP, "REDUCE_INPUT_RECORDS"),
+        "probe_reduce_output_bytes": get(_OUTPUT_GROUP, _BYTES_WRITTEN) or 0,
+        "probe_wall_ms": float(wall_ms),
+    }
+    assert tuple(record) == PROBE_COLUMNS, "probe record out of step with the schema"
+    return record
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe on a cluster: a Hadoop Streaming job in uber mode
+
+
+def streaming_quote(arg: str) -> str:
+    """Quote one argument the way Hadoop Streaming splits ``-mapper`` commands.
+
+    Streaming splits on spaces and honours single or double quotes around a word, but has no
+    escapes: an argument holding both quote kinds, or nothing at all, cannot be passed.
+    """
+    if not arg:
+        raise ConfigError("Hadoop Streaming cannot pass an empty argument")
+    if not any(c in arg for c in " '\""):
+        return arg
+    if "'" not in arg:
+        return f"'{arg}'"
+    if '"' not in arg:
+        return f'"{arg}"'
+    raise ConfigError(f"Hadoop Streaming cannot pass an argument with both quote kinds: {arg!r}")
+
+
+def _streaming_command(function: Function | None, what: str) -> str:
+    if function is None:
+        raise ConfigError(f"no {what}")
+    if callable(function):
+        raise ConfigError(f"the {what} is a Python callable; a cluster probe needs a command")
+    return " ".join(streaming_quote(a) for a in function)
+
+
+def _timed(function: Function | None, what: str, counter: str, python: str) -> str:
+    wrapper = Path(timing_wrapper.__file__).name
+    return (f"{python} {wrapper} --counter {FUNCTION_TIME_GROUP},{counter} -- "
+            f"{_streaming_command(function, what)}")
+
+
+def render_hadoop(
+    spec: ProbeSpec,
+    *,
+    sample: str | Sequence[str],
+    sample_bytes: int,
+    output: str,
+    streaming_jar: str = DEFAULT_STREAMING_JAR,
+    hadoop: str = "hadoop",
+    python: str = "python3",
+) -> str:
+    """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
+
+    ``sample`` is the HDFS path of the uploaded sample (several paths for a job whose mapper
+    tells its inputs apart; each becomes one map), ``sample_bytes`` its size and ``output`` an
+    HDFS directory that must not exist. The job runs in uber mode — one map per sample file and
+    one reduce inside the AM container, on the probing queue — with the job's container sizes,
+    the AM sized to hold them, and the mapper and reducer wrapped by ``timing_wrapper.py``,
+    which reports MFE and RFE as ``jobsize`` counters. The command is for a POSIX shell, one
+    option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
+    """
+    samples = [sample] if isinstance(sample, str) else list(sample)
+    if not samples:
+        raise ConfigError("no sample path to probe")
+    if not isinstance(sample_bytes, int) or sample_bytes < 0:
+        raise ConfigError(f"sample size must be a byte count, got {sample_bytes!r}")
+    max_bytes = sample_bytes + (1 << 20)  # above the sample, so Hadoop keeps the probe uber
+    conf = {
+        "mapreduce.job.name": f"jobsize probe: {spec.job_name}",
+        "mapreduce.job.queuename": spec.queue,
+        "mapreduce.job.ubertask.enable": "true",
+        "mapreduce.job.ubertask.maxmaps": str(len(samples)),
+        "mapreduce.job.ubertask.maxreduces": "1",
+        "mapreduce.job.ubertask.maxbytes": str(max_bytes),
+        # a split per sample file, however small the block size
+        "mapreduce.input.fileinputformat.split.minsize": str(max_bytes),
+        "mapreduce.map.memory.mb": str(spec.map_memory_mb),
+        "mapreduce.map.cpu.vcores": str(spec.map_vcores),
+        "mapreduce.reduce.memory.mb": str(spec.reduce_memory_mb),
+        "mapreduce.reduce.cpu.vcores": str(spec.reduce_vcores),
+        # uber tasks run in the AM container, which Hadoop requires to be at least as large
+        "yarn.app.mapreduce.am.resource.mb": str(max(spec.am_memory_mb, spec.map_memory_mb,
+                                                     spec.reduce_memory_mb)),
+        "yarn.app.mapreduce.am.resource.cpu-vcores": str(max(spec.am_vcores, spec.map_vcores,
+                                                             spec.reduce_vcores)),
+    }
+    q = shlex.quote
+    jar = streaming_jar if streaming_jar == DEFAULT_STREAMING_JAR else q(streaming_jar)
+    lines = [f"{q(hadoop)} jar {jar}"]
+    lines += [f"-D {q(f'{key}={value}')}" for key, value in conf.items()]
+    lines.append("-files " + q(",".join([timing_wrapper.__file__, *spec.files])))
+    lines += [f"-input {q(path)}" for path in samples]
+    lines.append(f"-output {q(output)}")
+    lines.append("-mapper " + q(_timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python)))
+    if spec.combiner is not None:
+        lines.append("-combiner " + q(_streaming_command(spec.combiner, "combiner")))
+    if spec.map_only:
+        lines.append("-numReduceTasks 0")
+    else:
+        lines.append("-reducer " + q(_timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER,
+                                            python)))
+        lines.append("-numReduceTasks 1")
+    return " \\\n  ".join(lines)
