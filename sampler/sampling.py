@@ -40,7 +40,9 @@ from sampler.splits import Split
 
 #: Default ``sampledSplitsUpperBound``: how many splits a probe may seek into.
 DEFAULT_MAX_SPLITS = 16
-#: Largest single extra read when a record runs past its range (bounds the over-read).
+#: Reads past a range, for the record that runs on: the first is at most FIRST_STEP (most text
+#: records are shorter), later ones grow by a tenth of what was read past, up to MAX_STEP.
+FIRST_STEP = 4096
 MAX_STEP = 1 << 20
 
 _LF = 0x0A
@@ -236,8 +238,8 @@ def read_records(split: Split, offset: int, size: int) -> tuple[int, bytes, int]
 
     Returns ``(file offset of the data, data, bytes fetched)``. Reads ``[offset, offset + size]``
     at once — one byte past the range settles a CR at its end — then, for a last record that
-    runs on, reads further in steps of about a tenth of what was taken, so the over-read stays
-    within ~10 % of the sample plus the skipped part of the first record.
+    runs on, reads further in small steps that grow with what was read past the range, so the
+    over-read stays within ~10 % of the sample plus the skipped part of the first record.
     """
     if size <= 0:
         return offset, b"", 0
@@ -251,7 +253,7 @@ def read_records(split: Split, offset: int, size: int) -> tuple[int, bytes, int]
 
     def step() -> int:
         nonlocal extra
-        n = max(1, min(MAX_STEP, max(taken // 64, extra // 10)))
+        n = max(1, min(MAX_STEP, max(min(taken // 64, FIRST_STEP), extra // 10)))
         extra += n
         return n
 
