@@ -1,0 +1,98 @@
+"""The local probe: one map and one reduce over the job's sample, in the calling process."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from collectors.jhist import read_jhist
+from jobsize.engine import JobSpec, run_probe
+from jobsize.engine import counters as C
+
+sampler_probe = pytest.importorskip("sampler.probe")
+ProbeSpec = sampler_probe.ProbeSpec
+
+
+def zipf_text(path: Path, n_words: int, seed: int) -> Path:
+    """Text of Zipf-distributed words (exponent 1.2), 10 to a line."""
+    rng = np.random.default_rng(seed)
+    ranks = rng.zipf(1.2, n_words)
+    words = np.char.add("w", ranks.astype(str))
+    lines = [" ".join(words[i:i + 10]) for i in range(0, n_words, 10)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory) -> Path:
+    return zipf_text(tmp_path_factory.mktemp("zipf") / "zipf.txt", 500_000, seed=5)
+
+
+def test_probe_features_scale_to_the_full_job(engine, programs, text, tmp_path):
+    n_maps, n_reduces = 8, 2
+    full = engine.run(JobSpec(inputs=text, output=tmp_path / "full", mapper=programs["wc_map"],
+                              reducer=programs["wc_reduce"], n_maps=n_maps,
+                              n_reduces=n_reduces))
+    assert full.n_maps == n_maps
+    size = text.stat().st_size
+    assert size > 2_000_000
+    spec = ProbeSpec(mapper=programs["wc_map"], reducer=programs["wc_reduce"],
+                     inputs=(str(text),), n_maps=n_maps, n_reduces=n_reduces,
+                     split_bytes=math.ceil(size / n_maps), seed=11)
+    probe = run_probe(spec, engine=engine, history_dir=tmp_path / "history")
+    f_p = probe["probe_fraction"]
+    assert f_p == pytest.approx(1 / n_maps, rel=0.05)
+    task = full.counters["total"][C.TASK]
+    for column, counter in (("probe_map_output_bytes", "MAP_OUTPUT_BYTES"),
+                            ("probe_map_output_records", "MAP_OUTPUT_RECORDS"),
+                            ("probe_reduce_input_records", "REDUCE_INPUT_RECORDS")):
+        scaled = probe[column] / f_p  # eq 8
+        assert scaled == pytest.approx(task[counter], rel=0.03), column
+    assert probe["probe_input_bytes"] == pytest.approx(f_p * size, rel=1e-9)
+    assert probe["probe_map_function_ms"] > 0 and probe["probe_reduce_function_ms"] > 0
+    assert probe["probe_wall_ms"] >= probe["probe_map_function_ms"]
+    # the probe is an uber job of one map and one reduce, with its own history
+    (history,) = (tmp_path / "history").glob("*.jhist")
+    record = read_jhist(history).record
+    assert (record["n_maps"], record["n_reduces"], record["uberized"]) == (1, 1, True)
+    assert record["queue"] == "probing"
+    assert record["map_output_records"] == probe["probe_map_output_records"]
+
+
+def test_map_only_probe_reports_no_reduce(engine, programs, text):
+    spec = ProbeSpec(mapper=programs["wc_map"], reducer=None, inputs=(str(text),), n_maps=20,
+                     n_reduces=0, split_bytes=text.stat().st_size // 20 + 1, seed=2)
+    probe = run_probe(spec, engine=engine)
+    assert probe["probe_reduce_input_records"] == 0
+    assert probe["probe_reduce_function_ms"] == 0.0
+    assert probe["probe_map_output_bytes"] == 0  # Hadoop counts none for map-only jobs
+    assert probe["probe_map_output_records"] > 0
+    assert probe["probe_reduce_output_bytes"] > 0  # what the map wrote
+
+
+INPUT_LOG = """
+import os, sys
+with open(sys.argv[1], "a") as log:
+    log.write(os.environ["mapreduce_map_input_file"] + "\\n")
+for line in sys.stdin:
+    sys.stdout.write(os.path.basename(os.environ["mapreduce_map_input_file"]) + "\\t1\\n")
+"""
+
+
+def test_probe_tells_the_mapper_the_original_file(engine, programs, tmp_path):
+    left = zipf_text(tmp_path / "left.txt", 20_000, seed=1)
+    right = zipf_text(tmp_path / "right.txt", 20_000, seed=2)
+    program = tmp_path / "log_input.py"
+    program.write_text(INPUT_LOG)
+    log = tmp_path / "inputs.log"
+    spec = ProbeSpec(mapper=(sys.executable, "-S", str(program), str(log)),
+                     reducer=programs["wc_reduce"], inputs=(str(left), str(right)),
+                     n_maps=4, n_reduces=1, split_bytes=left.stat().st_size // 2 + 1, seed=3)
+    probe = run_probe(spec, engine=engine)
+    # one mapper process per original file, each told that file's name
+    assert sorted(Path(p).name for p in log.read_text().split()) == ["left.txt", "right.txt"]
+    assert probe["probe_reduce_input_records"] == probe["probe_map_output_records"] > 0
