@@ -202,7 +202,8 @@ def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
     max_bytes = limits["mapreduce.job.ubertask.maxbytes"]
     if uber_eligible(n_maps, n_reduces, input_bytes, conf):
         return ProbePlan(False, (
-            f"uber job ({n_maps} maps ≤ {max_maps}, {n_reduces} reduces ≤ {max_reduces}, "
+            f"uber job ({_n(n_maps, 'map')} ≤ {max_maps}, {_n(n_reduces, 'reduce')} ≤ "
+            f"{max_reduces}, "
             f"{input_bytes} input bytes ≤ {max_bytes}): Hadoop runs it inside its AM "
             "container, so it is not probed; its size comes from the historical mean task "
             "time"), input_bytes)
@@ -210,12 +211,16 @@ def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
     if enabled != "true":
         why = "uber mode is disabled (mapreduce.job.ubertask.enable)"
     elif n_maps > max_maps:
-        why = f"{n_maps} maps > mapreduce.job.ubertask.maxmaps ({max_maps})"
+        why = f"{_n(n_maps, 'map')} > mapreduce.job.ubertask.maxmaps ({max_maps})"
     elif n_reduces > max_reduces:
-        why = f"{n_reduces} reduces > {max_reduces} (mapreduce.job.ubertask.maxreduces)"
+        why = f"{_n(n_reduces, 'reduce')} > {max_reduces} (mapreduce.job.ubertask.maxreduces)"
     else:
         why = f"{input_bytes} input bytes > mapreduce.job.ubertask.maxbytes ({max_bytes})"
     return ProbePlan(True, f"not an uber job: {why}; probe it", input_bytes)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 # ---------------------------------------------------------------------------------------------
