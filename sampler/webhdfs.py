@@ -114,7 +114,12 @@ class WebHdfs:
         """
         if length <= 0:
             return b""
-        return self._get(path, "OPEN", {"offset": offset, "length": length}).content
+        response = self._get(path, "OPEN", {"offset": offset, "length": length})
+        if len(response.content) > length:
+            raise RemoteError(f"asked for {length} bytes, the server sent "
+                              f"{len(response.content)}: it ignores OPEN's length",
+                              source=_masked(response.url), where=f"offset {offset}")
+        return response.content
 
     # -- requests ---------------------------------------------------------------------------
 

@@ -62,6 +62,18 @@ _settings = settings(max_examples=150, deadline=None,
 @given(layout())
 def test_sample_is_exactly_what_line_record_reader_reads_from_the_chosen_ranges(
         tmp_path_factory: pytest.TempPathFactory, case: tuple) -> None:
+    _check_sample(tmp_path_factory, case)
+
+
+@pytest.mark.slow
+@settings(_settings, max_examples=10_000)
+@given(layout())
+def test_sample_properties_long_run(tmp_path_factory: pytest.TempPathFactory,
+                                    case: tuple) -> None:
+    _check_sample(tmp_path_factory, case)
+
+
+def _check_sample(tmp_path_factory: pytest.TempPathFactory, case: tuple) -> None:
     files, split_bytes, n_maps, n_reduces, max_splits, seed = case
     tmp = tmp_path_factory.mktemp("alg1")
     paths = _write(tmp, files)

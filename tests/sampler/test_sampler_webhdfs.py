@@ -35,6 +35,7 @@ class FakeHdfs:
     token: str | None = None
     forbidden: set[str] = field(default_factory=set)
     fail: dict[str, list[int]] = field(default_factory=dict)  # op → statuses to answer first
+    ignore_length: bool = False  # a broken DataNode that sends the rest of the file
     served: list[tuple[str, int, int]] = field(default_factory=list)  # DataNode reads
     seen: list[dict[str, str]] = field(default_factory=list)  # NameNode query strings
 
@@ -93,6 +94,8 @@ class FakeHdfs:
         data = self.files[path]
         offset = int(request.args["offset"])
         length = int(request.args.get("length", len(data)))
+        if self.ignore_length:
+            length = len(data)
         chunk = data[offset: offset + length]
         self.served.append((path, offset, len(chunk)))
         return Response(chunk, status=200, content_type="application/octet-stream")
@@ -225,6 +228,16 @@ def test_a_datanode_that_keeps_failing_is_named(hdfs: FakeHdfs, httpserver: HTTP
     with pytest.raises(RemoteError, match=r"HTTP 500 INTERNAL SERVER ERROR: datanode down") as e:
         sample(splits, 1, 0, seed=0)
     assert f":{datanode.port}{PREFIX}/r/a?op=OPEN" in str(e.value)
+
+
+def test_a_datanode_that_ignores_the_length_is_reported(hdfs: FakeHdfs,
+                                                        httpserver: HTTPServer) -> None:
+    hdfs.files["/r/a"] = _text(2000)
+    hdfs.ignore_length = True
+    splits = webhdfs_splits(f"webhdfs://{_nn(httpserver)}/r/a", 1000, user="u", **FAST)
+    with pytest.raises(RemoteError, match=r"offset \d+: asked for \d+ bytes, the server sent "
+                       r"\d+: it ignores OPEN's length"):
+        sample(splits, len(splits), 0, seed=0)
 
 
 def test_an_unreachable_namenode_is_reported_after_retries() -> None:
