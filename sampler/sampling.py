@@ -143,6 +143,9 @@ def sample(
     """
     if seed is None:
         seed = secrets.randbits(63)
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}")
+    seed, n_maps, n_reduces, max_splits = map(int, (seed, n_maps, n_reduces, max_splits))
     p = plan(len(splits), n_maps, n_reduces, max_splits)
     rng = np.random.default_rng(seed)
     picked = sorted(choose_splits(len(splits), p.n_chosen, rng))  # read in file order

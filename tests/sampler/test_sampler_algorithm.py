@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
@@ -196,6 +197,19 @@ def test_partial_fisher_yates_picks_distinct_splits_uniformly() -> None:
 def test_bad_counts_are_config_errors(n_maps: int, n_reduces: int, max_splits: int) -> None:
     with pytest.raises(ConfigError, match="must be"):
         plan(3, n_maps, n_reduces, max_splits)
+
+
+def test_bad_seed_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"a\n")
+    with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
+        sample(local_splits(tmp_path / "f"), 1, 0, seed=-1)
+
+
+def test_numpy_counts_and_seed_give_plain_metadata(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"a\nb\n" * 100)
+    s = sample(local_splits(tmp_path / "f", 50), np.int64(4), np.int64(1), np.int64(2),
+               np.int64(3))
+    assert json.loads(json.dumps(s.metadata()))["seed"] == 3
 
 
 # ---------------------------------------------------------------------------------------------
