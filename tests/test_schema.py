@@ -119,3 +119,16 @@ def test_uber_rule_follows_hadoop_limits():
     assert not schema.uber_eligible(1, 0, 65 << 20)
     assert not schema.uber_eligible(1, 0, 1, {"mapreduce.job.ubertask.enable": "false"})
     assert schema.uber_eligible(20, 0, 1, {"mapreduce.job.ubertask.maxmaps": "20"})
+
+
+def test_atomic_write_gives_ordinary_file_permissions(tmp_path):
+    import os
+
+    from jobsize.atomic import atomic_write_text
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "m.json", "{}")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o644
