@@ -27,7 +27,7 @@ def atomic_write(
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         # mkstemp makes the file 0600; give it the permissions a plain open() would.
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle
             handle.flush()
@@ -39,10 +39,14 @@ def atomic_write(
         raise
 
 
-def _umask() -> int:
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; do that once, at import, not while threads write.
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

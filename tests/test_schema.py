@@ -121,14 +121,12 @@ def test_uber_rule_follows_hadoop_limits():
     assert schema.uber_eligible(20, 0, 1, {"mapreduce.job.ubertask.maxmaps": "20"})
 
 
-def test_atomic_write_gives_ordinary_file_permissions(tmp_path):
-    import os
+def test_atomic_write_gives_the_umask_permissions_not_0600(tmp_path, monkeypatch):
+    import jobsize.atomic
 
-    from jobsize.atomic import atomic_write_text
-
-    old = os.umask(0o022)
-    try:
-        atomic_write_text(tmp_path / "m.json", "{}")
-    finally:
-        os.umask(old)
+    monkeypatch.setattr(jobsize.atomic, "_UMASK", 0o022)
+    jobsize.atomic.atomic_write_text(tmp_path / "m.json", "{}")
     assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o644
+    monkeypatch.setattr(jobsize.atomic, "_UMASK", 0o027)
+    jobsize.atomic.atomic_write_text(tmp_path / "n.json", "{}")
+    assert (tmp_path / "n.json").stat().st_mode & 0o777 == 0o640
