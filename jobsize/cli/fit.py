@@ -1,0 +1,178 @@
+"""``jobsize fit``: fit the SE_m / SE_r models on a trace and report their accuracy.
+
+    jobsize fit [TRACE] [--features probe|actual] [--method gls|wls|ols] [--cv K] [--seed S]
+                [--level L] [-o MODEL.json]
+
+Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
+the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
+the model fitted on the whole trace (JSON, atomically). Without TRACE it fits the bundled
+measured trace in datasets/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from jobsize.bundled import reference_trace
+from jobsize.progress import progress_bar
+from jobsize.schema import read_trace
+from models.design import EQUATION, FEATURE_SETS
+from models.evaluation import (
+    PAPER_R2,
+    QUANTITIES,
+    SMALL_JOB_S,
+    Evaluation,
+    Scores,
+    coefficient_tables,
+    evaluate,
+)
+from models.modelfile import save_model
+from models.regression import PhaseModel
+from models.size_model import SizeModel
+from models.variance import METHODS
+
+_LABEL = {"SE_m": "SE_m", "SE_r": "SE_r", "S": "S (memory·s)"}
+
+
+def _folds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0 or value == 1:
+        raise argparse.ArgumentTypeError(f"K must be 0 (no cross-validation) or at least 2, "
+                                         f"got {value}")
+    return value
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "fit",
+        help="fit the SE_m/SE_r models on a trace; report R² beside the paper's",
+        description="Fit the paper's eq 6 (SE_m) and eq 7 (SE_r) on a trace of job records and "
+        "report R² and median relative errors in-sample, K-fold cross-validated and "
+        "prequentially, beside the paper's 0.942 / 0.918 / 0.970, with the coefficient tables.",
+    )
+    parser.add_argument("trace", nargs="?", metavar="TRACE",
+                        help="job-record trace (parquet); default: the bundled measured trace")
+    parser.add_argument("--features", choices=FEATURE_SETS, default="probe",
+                        help="probe: probe counters scaled by eq 8 (the paper's model); actual: "
+                        "the job's own counters, the upper bound (default: probe)")
+    parser.add_argument("--method", choices=METHODS, default="gls",
+                        help="feasible GLS, WLS with variance ∝ mean², or OLS (default: gls)")
+    parser.add_argument("--cv", type=_folds, default=5, metavar="K",
+                        help="folds of cross-validation; 0 skips it (default: 5)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the cross-validation shuffle (default: 0)")
+    parser.add_argument("--level", type=_level, default=0.95,
+                        help="coverage of prediction intervals (default: 0.95)")
+    parser.add_argument("-o", "--output", metavar="MODEL.json",
+                        help="write the model fitted on the whole trace here")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    trace = Path(args.trace) if args.trace else reference_trace()
+    records = read_trace(trace)
+    model, evaluation = evaluate(records, args.features, args.method, args.level, args.cv,
+                                 args.seed, progress=progress_bar, source=trace)
+    console = Console()
+    console.print(accuracy_table(evaluation, trace, model))
+    for phase, table in coefficient_tables(model).items():
+        phase_model = model.se_m if phase == "SE_m" else model.se_r
+        assert phase_model is not None
+        console.print(coefficient_table(phase, table, phase_model))
+    if model.se_r is None:
+        console.print(model.training.get("note", "no eq 7 model"), style="yellow")
+    if args.output:
+        model.training["trace"] = str(trace)
+        model.training["evaluation"] = evaluation.to_dict()
+        path = save_model(model, args.output)
+        console.print(f"model written to {path}", soft_wrap=True, highlight=False)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def _r2(value: float) -> str:
+    return "—" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+def _pct(value: float) -> str:
+    return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel) -> Table:
+    modes: list[tuple[str, Scores | None]] = [("in-sample", ev.in_sample)]
+    if ev.folds:
+        modes.append((f"{ev.folds}-fold CV", ev.cross_validated))
+    modes.append(("prequential", ev.prequential))
+    t = model.training
+    table = Table(
+        title=f"Size-model accuracy — {trace.name}: {t['jobs']} jobs "
+        f"({t['SE_m_jobs']} in eq 6, {t['SE_r_jobs']} in eq 7, {t['uber']} uber, "
+        f"{t['map_only']} map-only) — {ev.features} features, {ev.method}",
+        caption="R²: unweighted, original scale. Error: median |predicted − actual| / actual. "
+        f"Small jobs: actual SE_m < {SMALL_JOB_S:g} s. SE_r scored on jobs with reduces. "
+        "Prequential: each job predicted by a model fitted only on jobs that finished before "
+        f"it ({ev.warmup} earliest jobs unscored). Paper: §IV-B, the authors' cluster and "
+        "workload, not this trace.",
+        title_justify="left",
+        caption_justify="left",
+    )
+    table.add_column("")
+    for name, _ in modes:
+        table.add_column(name, justify="right")
+    table.add_column("paper", justify="right", style="dim")
+
+    def row(label: str, cell: Callable[[Scores], str], paper: str = "—") -> None:
+        table.add_row(label, *(cell(s) if s is not None else "—" for _, s in modes), paper)
+
+    row("jobs scored", lambda s: str(s.jobs))
+    for q in QUANTITIES:
+        row(f"R² {_LABEL[q]}", lambda s, q=q: _r2(s.r2[q]), f"{PAPER_R2[q]:.3f}")
+    for q in QUANTITIES:
+        row(f"median error {_LABEL[q]}", lambda s, q=q: _pct(s.mdare[q]))
+    row(f"small jobs (SE_m < {SMALL_JOB_S:g} s)", lambda s: str(s.small_jobs))
+    for q in QUANTITIES:
+        row(f"  median error {_LABEL[q]}", lambda s, q=q: _pct(s.mdare_small[q]))
+    return table
+
+
+def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Table:
+    var, s = model.variance, math.sqrt(model.s2)
+    spread = (f"residual sd {s:.3g} s" if var.power == 0 else
+              f"residual sd ∝ mean^{var.power / 2:.2f} ({s:.3g} s at a geometric-mean job)")
+    table = Table(
+        title=f"eq {EQUATION[phase]}: {phase} (s) — {model.stats.n} jobs, {model.method}, "
+        f"{spread}",
+        title_justify="left",
+    )
+    for name in ("term", "coefficient", "std. error", "t", "p", "unit"):
+        table.add_column(name, justify="left" if name in ("term", "unit") else "right")
+    for r in coefs.itertuples(index=False):
+        if r.aliased:
+            table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", r.unit)
+        else:
+            table.add_row(r.term, f"{r.coef:.4g}", f"{r.std_err:.3g}", f"{r.t:.2f}",
+                          f"{r.p:.2g}", r.unit)
+    return table

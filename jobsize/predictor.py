@@ -1,0 +1,256 @@
+"""The public size-prediction API: :class:`SizePredictor` and :func:`predict`.
+
+``SizePredictor`` is a scikit-learn estimator over job records (a DataFrame, one row per job, see
+:mod:`jobsize.schema`): it fits the paper's eq 6 and eq 7 (:mod:`models`), predicts a target per
+job, scores R² and works in ``sklearn.model_selection`` (``clone``, ``cross_val_score``,
+``cross_validate``). It learns online from each finished job (:meth:`SizePredictor.observe`) and
+saves to / loads from a JSON model file.
+
+``predict(model, job)`` is the one call a scheduler makes for a newly submitted job::
+
+    import jobsize
+    model = jobsize.SizePredictor().fit(history)          # or a model file path
+    p = jobsize.predict(model, {"mapreduce.job.maps": 40, "mapreduce.job.reduces": 4,
+                                "map_input_bytes": 2_500_000_000, **probe_record})
+    p.S.memory, p.APB, p.S_interval
+
+It uses plain Python and no pandas, so it takes microseconds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import NotFittedError as _SklearnNotFitted
+from sklearn.metrics import r2_score
+
+from jobsize.errors import ConfigError, InputError, ModelError
+from models.design import check_features
+from models.evaluation import prequential_predictions
+from models.job import job_values
+from models.modelfile import load_model, save_model
+from models.prediction import Prediction
+from models.regression import check_level
+from models.size_model import PREDICTION_COLUMNS, SizeModel, actual_sizes
+from models.sizes import PAPER_CLUSTER, Resources
+from models.variance import check_method
+
+__all__ = ["PAPER_CLUSTER", "PREDICTION_COLUMNS", "NotFittedError", "Prediction", "Resources",
+           "SizePredictor", "predict", "prequential_predictions"]
+
+#: What ``SizePredictor.predict`` returns per target: (prediction column, actual column).
+TARGETS: dict[str, tuple[str, str]] = {
+    "S": ("S_mb_s", "S_mb_s"),  # memory·s, the paper's ordering dimension
+    "S_vcores": ("S_vcore_s", "S_vcore_s"),
+    "SE_m": ("SE_m_s", "SE_m_s"),
+    "SE_r": ("SE_r_s", "SE_r_s"),
+}
+
+
+class NotFittedError(ModelError, _SklearnNotFitted):
+    """A SizePredictor was used before ``fit`` (or ``load``)."""
+
+
+class SizePredictor(RegressorMixin, BaseEstimator):
+    """Job-size predictor (paper eq 5-8) with scikit-learn's estimator contract.
+
+    Parameters
+    ----------
+    features : "probe" or "actual"
+        ``probe``: the paper's model — probe counters scaled by eq 8. ``actual``: the job's own
+        counters, the upper bound on accuracy (they are only known after the job ran).
+    method : "gls", "wls" or "ols"
+        Feasible GLS (default), WLS with variance ∝ mean², or OLS (:mod:`models.variance`).
+    target : "S", "S_vcores", "SE_m" or "SE_r"
+        What :meth:`predict` returns and :meth:`score` scores: S in MB·s (eq 5, memory), S in
+        vcore·s, or SE_m / SE_r in seconds.
+    level : float
+        Coverage of the prediction intervals.
+
+    Learned attributes: ``model_`` (:class:`models.size_model.SizeModel`), ``training_`` (the
+    training summary). ``fit`` reads X only; targets come from the records, ``y`` is ignored.
+    """
+
+    def __init__(self, features: str = "probe", method: str = "gls", target: str = "S",
+                 level: float = 0.95) -> None:
+        self.features = features
+        self.method = method
+        self.target = target
+        self.level = level
+
+    # -- scikit-learn -------------------------------------------------------------------------
+
+    def fit(self, X: pd.DataFrame, y: Any = None) -> SizePredictor:
+        """Fit eq 6 and eq 7 on the job records ``X`` (``y`` is ignored)."""
+        self._check_params()
+        self.model_ = SizeModel.fit(X, self.features, self.method, self.level)
+        self.training_ = self.model_.training
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """The target for each job of ``X``; a job that cannot be predicted raises InputError."""
+        return self.predict_frame(X)[TARGETS[self.target][0]].to_numpy()
+
+    def predict_frame(self, X: pd.DataFrame, cluster: Resources | tuple[float, float] =
+                      PAPER_CLUSTER) -> pd.DataFrame:
+        """Every prediction for every job (:data:`PREDICTION_COLUMNS`; intervals, minE, APB)."""
+        return self._model().predict_frame(X, _cluster(cluster))
+
+    def score(self, X: pd.DataFrame, y: Any = None, sample_weight: Any = None) -> float:
+        """R² of :meth:`predict` on the original scale.
+
+        With ``y`` None the actual values come from the records: jobs that succeeded and whose
+        target is recorded, and for SE_r only jobs with reduces.
+        """
+        pred_col, actual_col = TARGETS[self.target]
+        if y is not None:
+            return float(r2_score(np.asarray(y, dtype=float), self.predict(X),
+                                  sample_weight=sample_weight))
+        actual = actual_sizes(X, self.features)
+        rows = actual["succeeded"].to_numpy() & np.isfinite(actual[actual_col].to_numpy())
+        if self.target == "SE_r":
+            rows &= actual["n_reduces"].to_numpy() > 0
+        if rows.sum() < 2:
+            raise ModelError(f"R² needs at least 2 jobs with a recorded {self.target}, "
+                             f"found {int(rows.sum())}")
+        records = X.iloc[np.flatnonzero(rows)]
+        predicted = self._model().predict_frame(records)[pred_col].to_numpy()
+        weight = None if sample_weight is None else np.asarray(sample_weight)[rows]
+        return float(r2_score(actual[actual_col].to_numpy()[rows], predicted,
+                              sample_weight=weight))
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "model_")
+
+    # -- online updates and persistence -------------------------------------------------------
+
+    def observe(self, record: Mapping[str, Any] | pd.Series | pd.DataFrame) -> SizePredictor:
+        """Learn from finished job(s) online: O(p²) each, equal to a refit over all of them.
+
+        ``record`` is one job (a mapping or Series keyed by column names or Hadoop's names) or a
+        DataFrame of jobs, taken in row order. The variance model stays as ``fit`` estimated it.
+        """
+        model = self._model()
+        for job in _mappings(record):
+            model.observe(job_values(job), job, job.get("state"))
+        return self
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the fitted model as JSON (atomically); :meth:`load` reads it back."""
+        return save_model(self._model(), path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], target: str = "S") -> SizePredictor:
+        """A fitted SizePredictor from a model file (ModelFileError if damaged or foreign)."""
+        model = load_model(path)
+        est = cls(features=model.features, method=model.method, target=target,
+                  level=model.level)
+        est.model_ = model
+        est.training_ = model.training
+        return est
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _model(self) -> SizeModel:
+        try:
+            return self.model_
+        except AttributeError:
+            raise NotFittedError("this SizePredictor is not fitted: call fit(records) or "
+                                 "SizePredictor.load(path) first") from None
+
+    def _check_params(self) -> None:
+        check_features(self.features)
+        check_method(self.method)
+        check_level(self.level)
+        if self.target not in TARGETS:
+            raise ConfigError(f"unknown target {self.target!r}; expected one of "
+                              f"{', '.join(TARGETS)}")
+
+
+def _cluster(cluster: Resources | tuple[float, float]) -> Resources:
+    if isinstance(cluster, Resources):
+        return cluster
+    try:
+        memory, vcores = cluster
+        result = Resources(float(memory), float(vcores))
+    except (TypeError, ValueError):
+        raise ConfigError(f"cluster resources must be (memory MB, vcores), got {cluster!r}"
+                          ) from None
+    if not (result.memory > 0 and result.vcores > 0):
+        raise ConfigError(f"cluster resources must be positive, got {cluster!r}")
+    return result
+
+
+def _mappings(record: Mapping[str, Any] | pd.Series | pd.DataFrame) -> list[Mapping[str, Any]]:
+    if isinstance(record, pd.DataFrame):
+        return [{k: (None if v is pd.NA else v) for k, v in row.items()}
+                for row in record.to_dict(orient="records")]
+    if isinstance(record, pd.Series):
+        return [{k: (None if v is pd.NA else v) for k, v in record.to_dict().items()}]
+    if isinstance(record, Mapping):
+        return [record]
+    raise InputError(f"expected a job as a mapping, Series or DataFrame, got "
+                     f"{type(record).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The scheduler's call
+
+_FILE_CACHE: dict[str, tuple[tuple[int, int], SizeModel]] = {}
+
+
+def _resolve(model: SizePredictor | SizeModel | str | os.PathLike[str]) -> SizeModel:
+    if isinstance(model, SizePredictor):
+        return model._model()
+    if isinstance(model, SizeModel):
+        return model
+    if isinstance(model, str | os.PathLike):
+        return _load_cached(os.fspath(model))
+    raise InputError(f"expected a SizePredictor or a model file path, got {type(model).__name__}")
+
+
+def _load_cached(path: str) -> SizeModel:
+    """A model file is parsed once and reused until it changes on disk."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return load_model(path)  # raises a ModelFileError naming the file
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _FILE_CACHE.get(path)
+    if hit is None or hit[0] != stamp:
+        hit = (stamp, load_model(path))
+        _FILE_CACHE[path] = hit
+    return hit[1]
+
+
+def predict(
+    model: SizePredictor | SizeModel | str | os.PathLike[str],
+    job: Mapping[str, Any] | pd.Series | pd.DataFrame,
+    cluster: Resources | tuple[float, float] = PAPER_CLUSTER,
+) -> Prediction:
+    """Predict one job's size: SE_m, SE_r, S, minE, APB and intervals (:class:`Prediction`).
+
+    ``model``: a fitted :class:`SizePredictor` or the path of a model file (parsed once, reread
+    when it changes). ``job``: a mapping of job conf values and the job's probe record, keyed by
+    job-record column names or Hadoop's names (``mapreduce.job.maps``,
+    ``mapreduce.map.memory.mb``, ...); or a one-row record (Series or one-row DataFrame). It needs
+    ``n_maps`` and ``n_reduces``, the inputs of eq 6 (and of eq 7 if it has reduces) for the
+    model's feature set, and for the uber decision ``map_input_bytes`` (or ``uberized``).
+    Container sizes default to Hadoop's (1024 MB / 1 vcore; AM 1536 MB / 1 vcore).
+
+    ``cluster``: total cluster resources CR (memory MB, vcores) for minE and APB; default the
+    paper's cluster, 8 nodes × 8 GB × 8 vcores = (65536 MB, 64 vcores).
+    """
+    m = _resolve(model)
+    if type(job) is not dict:
+        jobs = _mappings(job)
+        if len(jobs) != 1:
+            raise InputError(f"expected one job, got {len(jobs)} rows")
+        job = jobs[0]
+    return m.predict_one(job_values(job), job, _cluster(cluster))

@@ -1,0 +1,291 @@
+"""Accuracy of the size model: as the paper reports it (§IV-B) and as a live FSPY would see it.
+
+Three ways to pair each job's actual SE_m, SE_r and S with a prediction:
+
+- **in-sample**: one model fitted on every job predicts every job (what the paper's R² of
+  0.942 / 0.918 / 0.970 most likely are);
+- **cross-validated**: k-fold (scikit-learn's ``KFold``, shuffled with a seed); each job is
+  predicted by the model fitted on the other folds;
+- **prequential**: jobs in finish-time order, each predicted by a model fitted only on the jobs
+  that finished before it — what FSPY, which adds every finished job to its data set, sees.
+  The model starts with a batch fit once enough jobs have finished, is refitted in batch each
+  time the number of finished jobs has grown by :data:`REFIT_GROWTH` (so the variance model
+  follows the data), and learns every other job online in O(p²). The first fit waits for
+  :data:`MIN_HISTORY` finished jobs; jobs that finish before it cannot be predicted and are left
+  out (:attr:`Evaluation.warmup`).
+
+Scores (:class:`Scores`): R² (unweighted, on the original scale) and the median absolute relative
+error |predicted − actual| / actual, overall and for small jobs (actual SE_m < 30 s, where the
+paper saw its largest errors). SE_r is scored over jobs with reduces; S is memory·s, the paper's
+ordering dimension.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import r2_score
+from sklearn.model_selection import KFold
+
+from jobsize.errors import InputError, ModelError
+from jobsize.schema import conform
+from models.design import training_columns
+from models.regression import min_jobs
+from models.size_model import SizeModel, actual_sizes
+from models.sizes import PAPER_CLUSTER
+
+#: The paper's R² (§IV-B, Figures 2-4).
+PAPER_R2: dict[str, float] = {"SE_m": 0.942, "SE_r": 0.918, "S": 0.970}
+#: Jobs with an actual SE_m below this many seconds are "small" (the paper's "tiny jobs").
+SMALL_JOB_S = 30.0
+QUANTITIES: tuple[str, ...] = ("SE_m", "SE_r", "S")
+#: Prequential batch refits happen each time the finished-job count grows by this factor.
+REFIT_GROWTH = 1.5
+#: Finished jobs before the first prequential fit: twice eq 7's eight coefficients.
+MIN_HISTORY = 2 * (min_jobs("SE_r") - 1)
+
+#: Columns of the per-job pairs of actual and predicted values.
+PAIR_COLUMNS: tuple[str, ...] = (
+    "job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_m_pred_s", "SE_r_s",
+    "SE_r_pred_s", "S_mb_s", "S_pred_mb_s", "S_low_mb_s", "S_high_mb_s", "S_vcore_s",
+    "S_pred_vcore_s",
+)
+
+Advance = Callable[..., None]
+Progress = Callable[[str, float], AbstractContextManager[Advance]]
+
+
+@contextlib.contextmanager
+def _quiet(_description: str, _total: float) -> Iterator[Advance]:
+    yield lambda n=1: None
+
+
+@dataclass(frozen=True)
+class Scores:
+    """R² and median absolute relative errors of one evaluation mode."""
+
+    jobs: int
+    small_jobs: int
+    r2: dict[str, float]
+    mdare: dict[str, float]
+    mdare_small: dict[str, float]
+
+    @classmethod
+    def of(cls, pairs: pd.DataFrame) -> Scores:
+        small = pairs["SE_m_s"].to_numpy() < SMALL_JOB_S
+        r2, mdare, mdare_small = {}, {}, {}
+        for q in QUANTITIES:
+            actual, predicted, rows = _pair(pairs, q)
+            r2[q] = _r2(actual[rows], predicted[rows])
+            mdare[q] = _mdare(actual[rows], predicted[rows])
+            mdare_small[q] = _mdare(actual[rows & small], predicted[rows & small])
+        return cls(jobs=len(pairs), small_jobs=int(small.sum()), r2=r2, mdare=mdare,
+                   mdare_small=mdare_small)
+
+
+def _pair(pairs: pd.DataFrame, q: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    actual_col, pred_col = {"SE_m": ("SE_m_s", "SE_m_pred_s"), "SE_r": ("SE_r_s", "SE_r_pred_s"),
+                            "S": ("S_mb_s", "S_pred_mb_s")}[q]
+    rows = (pairs["n_reduces"].to_numpy() > 0) if q == "SE_r" else np.ones(len(pairs), bool)
+    return pairs[actual_col].to_numpy(float), pairs[pred_col].to_numpy(float), rows
+
+
+def _r2(actual: np.ndarray, predicted: np.ndarray) -> float:
+    if len(actual) < 2 or np.ptp(actual) == 0:
+        return math.nan
+    return float(r2_score(actual, predicted))
+
+
+def _mdare(actual: np.ndarray, predicted: np.ndarray) -> float:
+    pos = actual > 0
+    if not pos.any():
+        return math.nan
+    return float(np.median(np.abs(predicted[pos] - actual[pos]) / actual[pos]))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Scores of the three modes for one feature set and fitting method."""
+
+    features: str
+    method: str
+    in_sample: Scores
+    cross_validated: Scores | None
+    folds: int
+    prequential: Scores | None
+    warmup: int  # jobs that finished before the first prequential prediction
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairs of actual and predicted values
+
+
+def _evaluable(records: pd.DataFrame, features: str) -> pd.DataFrame:
+    act = actual_sizes(records, features)
+    ok = act["succeeded"] & np.isfinite(act["SE_m_s"]) & np.isfinite(act["SE_r_s"]) & \
+        np.isfinite(act["n_reduces"])
+    return act[ok.to_numpy()]
+
+
+def _pairs(actual: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
+    """Join actual rows with predictions aligned to them; unpredictable rows dropped."""
+    out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
+                  "S_mb_s", "S_vcore_s"]].reset_index(drop=True)
+    p = predicted.reset_index(drop=True)
+    out["SE_m_pred_s"] = p["SE_m_s"].to_numpy()
+    out["SE_r_pred_s"] = p["SE_r_s"].to_numpy()
+    out["S_pred_mb_s"] = p["S_mb_s"].to_numpy()
+    out["S_low_mb_s"] = p["S_low_mb_s"].to_numpy()
+    out["S_high_mb_s"] = p["S_high_mb_s"].to_numpy()
+    out["S_pred_vcore_s"] = p["S_vcore_s"].to_numpy()
+    out = out[np.isfinite(out["SE_m_pred_s"].to_numpy())]
+    return out[list(PAIR_COLUMNS)].reset_index(drop=True)
+
+
+def in_sample_pairs(model: SizeModel, records: pd.DataFrame) -> pd.DataFrame:
+    """Every evaluable job predicted by ``model`` (fitted on ``records``)."""
+    frame = conform(records)
+    actual = _evaluable(frame, model.features)
+    predicted = model.predict_frame(frame.iloc[actual.index], errors="nan")
+    return _pairs(actual, predicted)
+
+
+def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
+                          level: float = 0.95, folds: int = 5, seed: int = 0,
+                          progress: Progress = _quiet) -> pd.DataFrame:
+    """Each job predicted by a model fitted on the other ``folds − 1`` folds."""
+    if folds < 2:
+        raise InputError(f"cross-validation needs at least 2 folds, got {folds}")
+    frame = conform(records)
+    if len(frame) < folds:
+        raise ModelError(f"{len(frame)} jobs cannot be split into {folds} folds")
+    actual = _evaluable(frame, features)
+    parts = []
+    with progress(f"{folds}-fold cross-validation", folds) as advance:
+        for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(frame):
+            test_rows = actual.index.intersection(pd.Index(test))
+            try:
+                model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True)
+            except ModelError:
+                advance()
+                continue
+            predicted = model.predict_frame(frame.iloc[test_rows], errors="nan")
+            parts.append(_pairs(actual.loc[test_rows], predicted))
+            advance()
+    if not parts:
+        return pd.DataFrame(columns=list(PAIR_COLUMNS))
+    return pd.concat(parts, ignore_index=True)
+
+
+def prequential_predictions(records: pd.DataFrame, features: str = "probe",
+                            method: str = "gls", level: float = 0.95,
+                            progress: Progress = _quiet) -> pd.DataFrame:
+    """Per-job prequential predictions: job_id, actual and predicted SE_m, SE_r (s), S.
+
+    Jobs are taken in finish-time order (file order where it is not recorded); each is predicted
+    by a model fitted only on jobs that finished before it (see the module docstring). Columns:
+    :data:`PAIR_COLUMNS` — ``*_s`` seconds, ``S_*_mb_s`` MB·s, ``S_*_vcore_s`` vcore·s. Jobs
+    finishing before the first fit, and jobs the model cannot predict yet, are absent.
+    """
+    return _prequential(records, features, method, level, progress)[0]
+
+
+def _prequential(records: pd.DataFrame, features: str, method: str, level: float,
+                 progress: Progress) -> tuple[pd.DataFrame, int]:
+    frame = conform(records)
+    actual = _evaluable(frame, features)
+    order = actual.index[np.argsort(actual["finish_time_ms"].to_numpy(), kind="stable")]
+    jobs = _JobRows(frame, features)
+    model: SizeModel | None = None
+    seen: list[int] = []
+    next_fit = MIN_HISTORY
+    warmup = 0
+    predicted: dict[int, dict[str, float]] = {}
+    with progress("prequential evaluation", len(order)) as advance:
+        for i in order:
+            if len(seen) >= next_fit:
+                with contextlib.suppress(ModelError):
+                    model = SizeModel.fit(frame.iloc[seen], features, method, level,
+                                          partial=True)
+                next_fit = max(len(seen) + 1, math.ceil(len(seen) * REFIT_GROWTH))
+            if model is None:
+                warmup += 1
+            else:
+                with contextlib.suppress(InputError, ModelError):
+                    p = model.predict_one(jobs[i], cluster=PAPER_CLUSTER)
+                    predicted[i] = {"SE_m_s": p.SE_m, "SE_r_s": p.SE_r, "S_mb_s": p.S.memory,
+                                    "S_low_mb_s": p.S_interval[0].memory,
+                                    "S_high_mb_s": p.S_interval[1].memory,
+                                    "S_vcore_s": p.S.vcores}
+                model.observe(jobs[i])
+            seen.append(int(i))
+            advance()
+    rows = [i for i in order if i in predicted]
+    pred = pd.DataFrame([predicted[i] for i in rows],
+                        columns=["SE_m_s", "SE_r_s", "S_mb_s", "S_low_mb_s", "S_high_mb_s",
+                                 "S_vcore_s"])
+    return _pairs(actual.loc[rows], pred), warmup
+
+
+class _JobRows:
+    """Each job as the plain mapping the one-job path takes (known values only), built on use."""
+
+    def __init__(self, frame: pd.DataFrame, features: str) -> None:
+        self.names = list(dict.fromkeys((
+            *training_columns("SE_m", features), *training_columns("SE_r", features),
+            "n_maps", "n_reduces", "map_input_bytes", "map_memory_mb", "map_vcores",
+            "reduce_memory_mb", "reduce_vcores", "am_memory_mb", "am_vcores")))
+        self.values = np.column_stack([frame[c].to_numpy(dtype="float64", na_value=np.nan)
+                                       for c in self.names])
+        uber = frame["uberized"]
+        self.uber = np.where(uber.isna().to_numpy(), np.nan,
+                             uber.fillna(False).to_numpy(dtype=float))
+
+    def __getitem__(self, i: int) -> dict[str, float]:
+        job = {k: v for k, v in zip(self.names, self.values[i].tolist(), strict=True) if v == v}
+        if self.uber[i] == self.uber[i]:
+            job["uberized"] = float(self.uber[i])
+        return job
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls",
+             level: float = 0.95, folds: int = 5, seed: int = 0,
+             progress: Progress = _quiet, source: object = None
+             ) -> tuple[SizeModel, Evaluation]:
+    """Fit on all of ``records`` and score in-sample, k-fold (``folds`` = 0: skipped) and
+    prequentially. Returns the model fitted on everything and the scores; ``source`` (the
+    trace's path) names the trace in errors."""
+    if folds < 0 or folds == 1:
+        raise InputError(f"cross-validation needs 0 (none) or at least 2 folds, got {folds}")
+    model = SizeModel.fit(records, features, method, level, source=source)
+    in_sample = Scores.of(in_sample_pairs(model, records))
+    cv = None
+    if folds >= 2:
+        cv = Scores.of(cross_validated_pairs(records, features, method, level, folds, seed,
+                                             progress))
+    pairs, warmup = _prequential(records, features, method, level, progress)
+    preq = Scores.of(pairs) if len(pairs) else None
+    return model, Evaluation(features=features, method=method, in_sample=in_sample,
+                             cross_validated=cv, folds=folds if folds >= 2 else 0,
+                             prequential=preq, warmup=warmup)
+
+
+def coefficient_tables(model: SizeModel) -> dict[str, pd.DataFrame]:
+    """Coefficient tables (with standard errors) of eq 6 and, if fitted, eq 7."""
+    tables = {"SE_m": model.se_m.coefficient_table()}
+    if model.se_r is not None:
+        tables["SE_r"] = model.se_r.coefficient_table()
+    return tables

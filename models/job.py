@@ -1,0 +1,101 @@
+"""One job given as a mapping — job conf values plus a probe record — read as floats.
+
+Keys are job-record column names (:mod:`jobsize.schema`) or Hadoop's own names for them: conf
+keys such as ``mapreduce.map.memory.mb`` and ``mapreduce.job.maps``, counter names, history
+fields. Values may be numbers or numeric strings, as a Hadoop configuration gives them. ``None``,
+NaN and ``pandas.NA`` mean "not known". This path serves one prediction in microseconds, so it
+uses plain Python only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from pandas import NA
+
+from jobsize.errors import InputError
+from jobsize.schema import DEFAULT_CONTAINERS, JOB_COLUMNS, uber_eligible
+
+#: Numeric record columns.
+NUMERIC: frozenset[str] = frozenset(c.name for c in JOB_COLUMNS if c.dtype in ("Int64", "Float64"))
+
+#: Hadoop's names → record column names.
+ALIASES: dict[str, str] = {
+    **{c.hadoop: c.name for c in JOB_COLUMNS if c.hadoop and c.name in NUMERIC},
+    "mapreduce.job.maps": "n_maps",
+    "mapreduce.job.reduces": "n_reduces",
+    "uberized": "uberized",
+}
+
+_TRUE = frozenset({"true", "1", "yes"})
+_FALSE = frozenset({"false", "0", "no"})
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _number(key: str, value: object, source: object) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"expected a number, found {value!r}", source=source,
+                         where=f"key {key!r}") from None
+    if not math.isfinite(number) or number < 0:
+        raise InputError(f"expected a non-negative finite number, found {value!r}",
+                         source=source, where=f"key {key!r}")
+    return number
+
+
+def _flag(key: str, value: object, source: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise InputError(f"expected true or false, found {value!r}", source=source,
+                     where=f"key {key!r}")
+
+
+def job_values(job: Mapping[str, object], source: object = None) -> dict[str, float]:
+    """Numeric values of ``job`` keyed by record column; ``uberized`` as 1.0 / 0.0.
+
+    Unknown keys are ignored; bad values raise :class:`InputError` naming the key.
+    """
+    out: dict[str, float] = {}
+    for key, value in job.items():
+        name = ALIASES.get(key, key)
+        if name in NUMERIC:
+            if not _missing(value):
+                out[name] = _number(key, value, source)
+        elif name == "uberized" and not _missing(value):
+            out[name] = 1.0 if _flag(key, value, source) else 0.0
+    return out
+
+
+def containers(values: Mapping[str, float]) -> tuple[float, float, float, float, float, float]:
+    """(R_m memory, R_m vcores, R_r memory, R_r vcores, R_am memory, R_am vcores), with
+    Hadoop's defaults where the job does not say."""
+    d = DEFAULT_CONTAINERS
+    return (values.get("map_memory_mb", d["map_memory_mb"]),
+            values.get("map_vcores", d["map_vcores"]),
+            values.get("reduce_memory_mb", d["reduce_memory_mb"]),
+            values.get("reduce_vcores", d["reduce_vcores"]),
+            values.get("am_memory_mb", d["am_memory_mb"]),
+            values.get("am_vcores", d["am_vcores"]))
+
+
+def is_uber(values: Mapping[str, float], conf: Mapping[str, object]) -> bool:
+    """Whether the job runs in uber mode: as recorded, else by Hadoop's rule on its conf."""
+    flag = values.get("uberized")
+    if flag is not None:
+        return flag == 1.0
+    n_m, n_r, mi = values.get("n_maps"), values.get("n_reduces"), values.get("map_input_bytes")
+    if n_m is None or n_r is None or mi is None:
+        return False
+    try:
+        return uber_eligible(int(n_m), int(n_r), int(mi), conf)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"bad uber-mode setting ({exc})",
+                         where="mapreduce.job.ubertask.*") from None

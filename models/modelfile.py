@@ -1,0 +1,260 @@
+"""Model files: a fitted :class:`~models.size_model.SizeModel` as versioned JSON.
+
+A model file holds, per phase model, the coefficients, their covariance, the variance model, the
+feature list and the sufficient statistics online updates continue from, plus the uber history
+and a training summary. Floats are written with Python's shortest round-trip repr, so a reloaded
+model predicts bit-for-bit as the saved one. A file is written atomically; nothing in it is
+executable (no pickle). Layout (``version`` 1)::
+
+    {"format": "jobsize-model", "version": 1, "written_by": "jobsize X.Y.Z",
+     "features": "probe", "method": "gls", "level": 0.95,
+     "models": {"SE_m": PHASE, "SE_r": PHASE or null},
+     "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T}},
+     "training": {...}}
+    PHASE = {"equation": 6, "terms": [...], "columns": [...], "coef": [p], "cov": [[p×p]],
+             "xtwx_inv": [[p×p]], "active": [p], "ssr": x, "dof": k,
+             "variance": {"power": γ, "mean_coef": [p], "floor": x, "centre": x},
+             "statistics": {"scale": [p], "gram": [[p×p]], "moment": [p], "yy": x, "n": k}}
+    T = {"count": k, "mean": x, "m2": x}
+
+``cov`` (= s²·xtwx_inv) is for readers; the model is rebuilt from the other fields.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jobsize.atomic import atomic_write_text
+from jobsize.errors import ModelFileError
+from models.design import EQUATION, FEATURE_SETS, input_columns, terms
+from models.normal_equations import NormalEquations, Solution
+from models.regression import PhaseModel
+from models.size_model import SizeModel
+from models.uber import TaskTimes, UberEstimate
+from models.variance import METHODS, VarianceModel
+
+FORMAT = "jobsize-model"
+VERSION = 1
+
+
+def _jobsize_version() -> str:
+    try:
+        return metadata.version("jobsize")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def save_model(model: SizeModel, path: str | os.PathLike[str]) -> Path:
+    """Write ``model`` to ``path`` as JSON, atomically. Returns the path."""
+    text = json.dumps(model_to_json(model), indent=1, allow_nan=False)
+    target = Path(path)
+    atomic_write_text(target, text + "\n")
+    return target
+
+
+def model_to_json(model: SizeModel) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "written_by": f"jobsize {_jobsize_version()}",
+        "features": model.features,
+        "method": model.method,
+        "level": model.level,
+        "models": {"SE_m": _phase_to_json(model.se_m),
+                   "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
+        "uber": {kind: {phase: _times_to_json(t) for phase, t in getattr(model.uber, kind).items()}
+                 for kind in ("uber", "every")},
+        "training": _plain(model.training),
+    }
+
+
+def _phase_to_json(m: PhaseModel) -> dict[str, Any]:
+    m.refresh()
+    sol, st, var = m.solution, m.stats, m.variance
+    return {
+        "equation": EQUATION[m.phase],
+        "terms": list(m.terms),
+        "columns": list(input_columns(m.phase, m.features)),
+        "coef": sol.coef.tolist(),
+        "cov": (m.s2 * sol.xtwx_inv).tolist() if math.isfinite(m.s2) else None,
+        "xtwx_inv": sol.xtwx_inv.tolist(),
+        "active": sol.active.tolist(),
+        "ssr": sol.ssr,
+        "dof": sol.dof,
+        "variance": {"power": var.power, "mean_coef": var.mean_coef.tolist(),
+                     "floor": var.floor, "centre": var.centre},
+        "statistics": {"scale": st.scale.tolist(), "gram": st.gram.tolist(),
+                       "moment": st.moment.tolist(), "yy": st.yy, "n": st.n},
+    }
+
+
+def _times_to_json(t: TaskTimes) -> dict[str, Any]:
+    return {"count": t.count, "mean": t.mean, "m2": t.m2}
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy: numpy scalars to Python, NaN and infinities to null."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def load_model(path: str | os.PathLike[str]) -> SizeModel:
+    """Read a model file; any problem is a ModelFileError naming the file and the JSON path."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError("no such model file", source=path) from None
+    except IsADirectoryError:
+        raise ModelFileError("is a directory, expected a model file", source=path) from None
+    except UnicodeDecodeError:
+        raise ModelFileError("not a jobsize model file (not UTF-8 text)", source=path) from None
+    except OSError as exc:
+        raise ModelFileError(f"cannot read ({exc.strerror})", source=path) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"not valid JSON ({exc.msg}); the file is damaged or not a model",
+                             source=path, where=f"line {exc.lineno} column {exc.colno}") from None
+    return model_from_json(doc, source=path)
+
+
+def model_from_json(doc: Any, source: object = None) -> SizeModel:
+    root = _Node(doc, "$", source)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFileError(f"not a jobsize model file (no \"format\": \"{FORMAT}\")",
+                             source=source)
+    version = doc.get("version")
+    if version != VERSION:
+        raise ModelFileError(f"model format version {version!r}; this jobsize "
+                             f"({_jobsize_version()}) reads version {VERSION}: refit the model",
+                             source=source, where="$.version")
+    features = root.key("features").choice(FEATURE_SETS)
+    method = root.key("method").choice(METHODS)
+    level = root.key("level").number()
+    if not 0 < level < 1:
+        root.key("level").fail(f"expected a level in (0, 1), found {level!r}")
+    models = root.key("models")
+    se_m = _phase_from_json(models.key("SE_m"), "SE_m", features, method, level)
+    r_node = models.key("SE_r")
+    se_r = None if r_node.value is None else _phase_from_json(r_node, "SE_r", features, method,
+                                                             level)
+    uber_node = root.key("uber")
+    uber = UberEstimate(**{kind: {phase: _times_from_json(uber_node.key(kind).key(phase))
+                                  for phase in ("map", "reduce")}
+                           for kind in ("uber", "every")})
+    training = root.key("training").value
+    if not isinstance(training, dict):
+        root.key("training").fail("expected an object")
+    return SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
+                     uber=uber, training=training)
+
+
+def _phase_from_json(node: _Node, phase: str, features: str, method: str, level: float
+                     ) -> PhaseModel:
+    p = len(terms(phase))
+    if node.key("terms").value != list(terms(phase)):
+        node.key("terms").fail(f"expected the terms of eq {EQUATION[phase]}: {list(terms(phase))}")
+    if node.key("columns").value != list(input_columns(phase, features)):
+        node.key("columns").fail(f"expected the {features} columns "
+                                 f"{list(input_columns(phase, features))}")
+    var = node.key("variance")
+    stats = node.key("statistics")
+    solution = Solution(
+        coef=node.key("coef").vector(p), xtwx_inv=node.key("xtwx_inv").matrix(p),
+        active=node.key("active").flags(p), ssr=node.key("ssr").number(),
+        dof=node.key("dof").integer())
+    return PhaseModel(
+        phase=phase, features=features, method=method, level=level,
+        variance=VarianceModel(power=var.key("power").number(),
+                               mean_coef=var.key("mean_coef").vector(p),
+                               floor=var.key("floor").number(),
+                               centre=var.key("centre").number()),
+        stats=NormalEquations(scale=stats.key("scale").vector(p),
+                              gram=stats.key("gram").matrix(p),
+                              moment=stats.key("moment").vector(p),
+                              yy=stats.key("yy").number(), n=stats.key("n").integer()),
+        solution=solution)
+
+
+def _times_from_json(node: _Node) -> TaskTimes:
+    return TaskTimes(count=node.key("count").integer(), mean=node.key("mean").number(),
+                     m2=node.key("m2").number())
+
+
+class _Node:
+    """A value inside the document and its JSON path, for error messages."""
+
+    def __init__(self, value: Any, path: str, source: object) -> None:
+        self.value, self.path, self.source = value, path, source
+
+    def fail(self, reason: str) -> None:
+        raise ModelFileError(reason, source=self.source, where=self.path)
+
+    def key(self, name: str) -> _Node:
+        if not isinstance(self.value, dict):
+            self.fail("expected an object")
+        if name not in self.value:
+            raise ModelFileError("missing", source=self.source, where=f"{self.path}.{name}")
+        return _Node(self.value[name], f"{self.path}.{name}", self.source)
+
+    def number(self) -> float:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            self.fail(f"expected a number, found {v!r}")
+        return float(v)
+
+    def integer(self) -> int:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            self.fail(f"expected a non-negative integer, found {v!r}")
+        return int(v)
+
+    def choice(self, options: tuple[str, ...]) -> str:
+        if self.value not in options:
+            self.fail(f"expected one of {', '.join(options)}, found {self.value!r}")
+        return str(self.value)
+
+    def _list(self, n: int) -> list[Any]:
+        if not isinstance(self.value, list) or len(self.value) != n:
+            self.fail(f"expected a list of {n}")
+        return self.value
+
+    def vector(self, n: int) -> np.ndarray:
+        items = self._list(n)
+        return np.array([_Node(v, f"{self.path}[{i}]", self.source).number()
+                         for i, v in enumerate(items)])
+
+    def matrix(self, n: int) -> np.ndarray:
+        rows = self._list(n)
+        return np.array([_Node(r, f"{self.path}[{i}]", self.source).vector(n)
+                         for i, r in enumerate(rows)])
+
+    def flags(self, n: int) -> np.ndarray:
+        items = self._list(n)
+        for i, v in enumerate(items):
+            if not isinstance(v, bool):
+                raise ModelFileError(f"expected true or false, found {v!r}", source=self.source,
+                                     where=f"{self.path}[{i}]")
+        return np.array(items, dtype=bool)

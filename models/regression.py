@@ -1,0 +1,192 @@
+"""One fitted phase model — eq 6 (SE_m) or eq 7 (SE_r) — and its online updates.
+
+A batch fit is feasible GLS with statsmodels (§III-A cites GLS): OLS on the design matrix, a
+variance model of its residuals (:mod:`models.variance`), then the generalised least-squares fit
+with that diagonal covariance; the variance model is re-estimated once from that fit and the GLS
+fit repeated (iterated FGLS, see :data:`VARIANCE_ROUNDS`). ``method="ols"`` stops after the first
+step, ``"wls"`` uses a fixed variance shape. The fit leaves behind its sufficient statistics
+(:mod:`models.normal_equations`), so every finished job can be added afterwards in O(p²); the
+variance model stays as the last batch fit estimated it.
+
+A prediction at design row x has mean ``x·β`` and predictive variance
+``s²·v(x) + xᵀ Cov(β) x`` with ``Cov(β) = s²·(XᵀWX)⁻¹``; intervals use Student's t with the fit's
+residual degrees of freedom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from scipy import special
+
+from jobsize.errors import ModelError
+from models.design import EQUATION, TERM_UNITS, terms
+from models.normal_equations import (
+    NormalEquations,
+    Solution,
+    active_columns,
+    column_scale,
+    embed,
+)
+from models.variance import VarianceModel, check_method
+
+#: How many times the variance model is estimated: ``gls`` re-estimates it once from the first
+#: weighted fit, because OLS residuals of small jobs are dominated by the misfit the large jobs
+#: impose and understate how fast the variance grows; ``wls`` fixes its shape; ``ols`` has none.
+VARIANCE_ROUNDS: dict[str, int] = {"gls": 2, "wls": 1, "ols": 0}
+
+
+def t_quantile(dof: int, level: float) -> float:
+    """Two-sided Student-t multiplier for a central interval of coverage ``level``."""
+    if dof <= 0:
+        return float("inf")
+    return float(special.stdtrit(dof, 0.5 + level / 2))
+
+
+def check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ModelError(f"interval level must be between 0 and 1, got {level!r}")
+
+
+def min_jobs(phase: str) -> int:
+    """Fewest jobs a fit of this phase accepts: one more than its coefficients."""
+    return len(terms(phase)) + 1
+
+
+@dataclass
+class PhaseModel:
+    """Coefficients, covariance, variance model and sufficient statistics of eq 6 or eq 7."""
+
+    phase: str
+    features: str
+    method: str
+    level: float
+    variance: VarianceModel
+    stats: NormalEquations
+    solution: Solution
+    s2: float = field(init=False)
+    t: float = field(init=False)
+    coef_list: list[float] = field(init=False, repr=False)  # coefficients as plain floats
+    _stale: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._apply(self.solution)
+
+    # -- fitting ------------------------------------------------------------------------------
+
+    @classmethod
+    def fit(cls, phase: str, features: str, method: str, x: np.ndarray, y: np.ndarray,
+            level: float = 0.95) -> PhaseModel:
+        """Batch fit on design matrix ``x`` (n × p) and targets ``y`` (seconds)."""
+        check_method(method)
+        check_level(level)
+        n, p = x.shape
+        if n < p + 1:
+            raise ModelError(
+                f"{phase} (eq {EQUATION[phase]}): {n} usable job{'s' * (n != 1)}, but the model "
+                f"has {p} coefficients; at least {p + 1} jobs are needed")
+        scale = column_scale(x)
+        z = x / scale
+        active = active_columns(z.T @ z)
+        fit = sm.OLS(y, z[:, active]).fit()
+        variance = VarianceModel.constant(p)
+        v = np.ones(n)
+        for _ in range(VARIANCE_ROUNDS[method]):
+            variance = VarianceModel.fit(method, x, y, _expand(fit.params, active) / scale)
+            v = variance.relative(x)
+            fit = sm.GLS(y, z[:, active], sigma=v).fit()
+        stats = NormalEquations.from_data(x, y, 1.0 / v, scale)
+        weighted_active = active_columns(stats.gram)
+        if not np.array_equal(weighted_active, active):  # weights moved a column past the tol
+            active = weighted_active
+            fit = sm.GLS(y, z[:, active], sigma=v).fit()
+        final = fit
+        solution = Solution(
+            coef=_expand(final.params, active) / scale,
+            xtwx_inv=embed(final.normalized_cov_params, active) / np.outer(scale, scale),
+            active=active,
+            ssr=float(final.ssr),
+            dof=round(final.df_resid),
+        )
+        return cls(phase=phase, features=features, method=method, level=level,
+                   variance=variance, stats=stats, solution=solution)
+
+    def observe(self, row: list[float], y: float) -> None:
+        """Add one finished job: O(p²); coefficients are re-solved when next used."""
+        self.stats.add(row, y, 1.0 / self.variance.relative_one(row))
+        self._stale = True
+
+    def refresh(self) -> None:
+        """Re-solve the coefficients if jobs were added since the last solve."""
+        if self._stale:
+            self._apply(self.stats.solve())
+
+    def _apply(self, solution: Solution) -> None:
+        self.solution = solution
+        self.s2 = solution.ssr / solution.dof if solution.dof > 0 else float("nan")
+        self.t = t_quantile(solution.dof, self.level)
+        self.coef_list = solution.coef.tolist()
+        self._stale = False
+
+    # -- prediction ---------------------------------------------------------------------------
+
+    @property
+    def coef(self) -> np.ndarray:
+        self.refresh()
+        return self.solution.coef
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return terms(self.phase)
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and predictive variance for each row of ``x``."""
+        self.refresh()
+        sol = self.solution
+        mean = x @ sol.coef
+        quad = np.einsum("ij,jk,ik->i", x, sol.xtwx_inv, x)
+        return mean, self.s2 * (self.variance.relative(x) + quad)
+
+    def predict_one(self, row: list[float]) -> tuple[float, float]:
+        """:meth:`predict` for one design row of plain floats."""
+        if self._stale:
+            self.refresh()
+        mean = sum(a * b for a, b in zip(row, self.coef_list, strict=True))
+        x = np.array(row)
+        quad = float(x @ self.solution.xtwx_inv @ x)
+        return mean, self.s2 * (self.variance.relative_one(row) + quad)
+
+    # -- reporting ----------------------------------------------------------------------------
+
+    def coefficient_table(self) -> pd.DataFrame:
+        """term, unit, coefficient, standard error, t and two-sided p; aliased terms flagged."""
+        self.refresh()
+        sol = self.solution
+        se = np.sqrt(self.s2 * np.diag(sol.xtwx_inv))
+        se = np.where(sol.active, se, np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tval = np.where(se > 0, sol.coef / se, np.nan)
+        pval = 2 * special.stdtr(sol.dof, -np.abs(tval)) if sol.dof > 0 else np.nan
+        return pd.DataFrame({
+            "term": self.terms,
+            "unit": [_coef_unit(t) for t in self.terms],
+            "coef": sol.coef,
+            "std_err": se,
+            "t": tval,
+            "p": pval,
+            "aliased": ~sol.active,
+        })
+
+
+def _coef_unit(term: str) -> str:
+    unit = TERM_UNITS[term]
+    return "s" if not unit else ("" if unit == "s" else f"s/{unit}")
+
+
+def _expand(values: np.ndarray, active: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(active))
+    out[active] = values
+    return out

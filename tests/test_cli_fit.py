@@ -1,0 +1,127 @@
+"""`jobsize fit` and `jobsize predict` on a generated trace (synthetic test data, not measured)."""
+
+import json
+
+import pytest
+
+from jobsize.cli import main
+from jobsize.schema import write_trace
+from models.modelfile import load_model
+from models.synthetic import linear_trace
+
+
+@pytest.fixture(scope="module")
+def trace_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("trace") / "synthetic.parquet"
+    write_trace(linear_trace(600, seed=41, uber=0.05), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def model_path(trace_path, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "model.json"
+    assert main(["fit", str(trace_path), "--cv", "3", "-o", str(path)]) == 0
+    return path
+
+
+def _one_line_error(capsys, code, *needles):
+    out = capsys.readouterr()
+    assert code == 2
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jobsize: error: "), out.err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_fit_prints_accuracy_beside_the_paper_and_saves_the_model(trace_path, tmp_path,
+                                                                     capsys):
+    out_path = tmp_path / "m.json"
+    assert main(["fit", str(trace_path), "--cv", "3", "-o", str(out_path)]) == 0
+    out = capsys.readouterr().out
+    for text in ("in-sample", "3-fold CV", "prequential", "paper", "0.942", "0.918", "0.970",
+                 "R² SE_m", "R² SE_r", "median error", "small jobs", "eq 6: SE_m", "eq 7: SE_r",
+                 "MOR·log MOR", "std. error", "600 jobs", f"model written to {out_path}"):
+        assert text in out, text
+    model = load_model(out_path)
+    assert model.features == "probe" and model.method == "gls"
+    evaluation = model.training["evaluation"]
+    assert evaluation["folds"] == 3 and evaluation["in_sample"]["jobs"] == 600
+    assert 0.9 < evaluation["prequential"]["r2"]["S"] <= 1
+
+
+def test_fit_options_select_features_method_and_skip_cv(trace_path, capsys):
+    assert main(["fit", str(trace_path), "--features", "actual", "--method", "ols",
+                 "--cv", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "actual features, ols" in out and "fold CV" not in out
+    assert "residual sd" in out and "∝ mean" not in out  # OLS: constant variance
+
+
+def test_fit_without_a_trace_and_without_a_bundled_one_says_how(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("JOBSIZE_DATASET", str(tmp_path / "none.parquet"))
+    _one_line_error(capsys, main(["fit"]), "no measured reference trace is bundled",
+                    "jobsize fit TRACE.parquet")
+
+
+def test_fit_uses_the_bundled_trace_when_there_is_one(trace_path, monkeypatch, capsys):
+    monkeypatch.setenv("JOBSIZE_DATASET", str(trace_path))
+    assert main(["fit", "--cv", "0"]) == 0
+    assert "synthetic.parquet: 600 jobs" in capsys.readouterr().out
+
+
+def test_fit_errors_are_one_line(tmp_path, capsys):
+    _one_line_error(capsys, main(["fit", str(tmp_path / "missing.parquet")]), "no such file")
+    few = tmp_path / "few.parquet"
+    write_trace(linear_trace(6, seed=1), few)
+    _one_line_error(capsys, main(["fit", str(few), "--cv", "0"]), "few.parquet",
+                    "SE_m (eq 6)", "at least 8 jobs are needed")
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", str(few), "--cv", "1"])
+    assert exc.value.code == 2
+
+
+def test_predict_prints_the_prediction_as_json(model_path, tmp_path, capsys):
+    job = {"conf": {"mapreduce.job.maps": "40", "mapreduce.job.reduces": "4",
+                    "mapreduce.map.memory.mb": "2048"},
+           "map_input_bytes": 2_000_000_000,
+           "probe": {"probe_fraction": 0.025, "probe_map_function_ms": 900,
+                     "probe_map_output_bytes": 30_000_000, "probe_map_output_records": 300_000,
+                     "probe_reduce_function_ms": 500, "probe_reduce_input_records": 200_000,
+                     "probe_reduce_output_bytes": 5_000_000}}
+    job_path = tmp_path / "job.json"
+    job_path.write_text(json.dumps(job))
+    assert main(["predict", "--model", str(model_path), "--job", str(job_path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"SE_m_s", "SE_r_s", "S", "minE_s", "APB", "intervals", "uber"}
+    assert result["uber"] is False and result["SE_m_s"] > 0 and result["SE_r_s"] > 0
+    assert result["S"]["memory_mb_s"] == pytest.approx(
+        2048 * result["SE_m_s"] + 1024 * result["SE_r_s"])
+    low, high = result["intervals"]["SE_m_s"]
+    assert low <= result["SE_m_s"] <= high
+    assert main(["predict", "-m", str(model_path), "-j", str(job_path),
+                 "--cluster-memory-mb", "8192", "--cluster-vcores", "8"]) == 0
+    small = json.loads(capsys.readouterr().out)
+    assert small["S"] == result["S"] and small["minE_s"] > result["minE_s"]
+
+
+def test_predict_errors_are_one_line(model_path, tmp_path, capsys):
+    job_path = tmp_path / "job.json"
+    job_path.write_text('{"mapreduce.job.maps": "forty", "n_reduces": 1}')
+    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+                    "job.json", "key 'mapreduce.job.maps'", "expected a number")
+    job_path.write_text('{"n_maps": 40, "n_reduces": 1,')
+    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+                    "job.json: line 1 column", "not valid JSON")
+    job_path.write_text('{"n_maps": 40, "n_reduces": 2, "map_input_bytes": 1e10}')
+    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+                    "missing 'probe_fraction'")
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(model_path.read_text()[:500])
+    _one_line_error(capsys, main(["predict", "-m", str(damaged), "-j", str(job_path)]),
+                    "damaged.json", "not valid JSON")
+    doc = json.loads(model_path.read_text())
+    doc["version"] = 99
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc))
+    _one_line_error(capsys, main(["predict", "-m", str(other), "-j", str(job_path)]),
+                    "other.json", "model format version 99")
