@@ -7,16 +7,18 @@ keeps every record in that canonical form, so a line always has a tab.
 
 Map output bytes are counted as Hadoop counts ``MAP_OUTPUT_BYTES`` for ``Text`` keys and values:
 each of key and value is its length as a variable-length integer followed by its bytes.
-Partitions come from a CRC-32 of the key, so they are the same in every process and every run.
+Partitions come from :mod:`jobsize.engine.keyhash`; :func:`scan` computes, for a chunk of lines
+at once, their canonical form, count, serialized size and key hashes.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+
+from jobsize.engine.keyhash import key_hashes
 
 _NEWLINE, _TAB = 10, 9
 # WritableUtils.writeVInt: 1 byte up to 127, else 1 + the bytes of the value
@@ -55,28 +57,42 @@ def canonical(chunk: bytes) -> tuple[bytes, int]:
     return chunk, n
 
 
-def serialized_bytes(chunk: bytes) -> int:
-    """Hadoop's ``MAP_OUTPUT_BYTES`` of canonical lines: vint + bytes of key and of value."""
+@dataclass
+class Scan:
+    """A chunk of output lines as the framework needs it."""
+
+    data: bytes  # canonical lines
+    records: int
+    serialized: int  # Hadoop's MAP_OUTPUT_BYTES of the lines
+    hashes: np.ndarray  # key hash per line (uint64)
+
+
+def scan(chunk: bytes, with_hashes: bool = True) -> Scan:
+    """Canonical form, record count, serialized size and (unless not wanted) key hashes of
+    whole lines."""
     if not chunk:
-        return 0
+        return Scan(b"", 0, 0, np.empty(0, dtype=np.uint64))
     arr = np.frombuffer(chunk, dtype=np.uint8)
-    if int(np.diff(np.flatnonzero(arr == _NEWLINE), prepend=-1).max()) <= 128:
+    starts, first, nl = _line_layout(arr)
+    if len(first) and int(first.min()) < 0:
+        chunk = _add_missing_tabs(chunk)
+        arr = np.frombuffer(chunk, dtype=np.uint8)
+        starts, first, nl = _line_layout(arr)
+    hashes = key_hashes(arr, starts, first) if with_hashes else np.empty(0, dtype=np.uint64)
+    return Scan(chunk, len(nl), _serialized(chunk, starts, first, nl), hashes)
+
+
+def _serialized(chunk: bytes, starts: np.ndarray, first: np.ndarray, nl: np.ndarray) -> int:
+    """Each key and value: a vint length, then its bytes (WritableUtils / Text)."""
+    if int((nl - starts).max()) < 128:
         # key and value both under 128 bytes: one length byte each, standing in for the
         # tab and the newline
         return len(chunk)
-    starts, first, nl = _line_layout(arr)
     klen = (first - starts).astype(np.int64)
     vlen = (nl - first - 1).astype(np.int64)
     vints = 2 * len(klen) + int(np.searchsorted(_VINT_LIMITS, klen, side="right").sum()
                                 + np.searchsorted(_VINT_LIMITS, vlen, side="right").sum())
     return int(klen.sum() + vlen.sum()) + vints
-
-
-def vint_size(n: int) -> int:
-    """Bytes Hadoop's ``WritableUtils.writeVInt`` takes for a non-negative ``n``."""
-    if n <= 127:
-        return 1
-    return 1 + (n.bit_length() + 7) // 8
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -107,32 +123,26 @@ def sort_safe(data: bytes) -> bool:
     return not bool(np.any(np.frombuffer(data, dtype=np.uint8) < _TAB))
 
 
-def partitioner(n_partitions: int) -> Callable[[bytes], int]:
-    """Hash partitioner: CRC-32 of the key modulo the number of partitions."""
-    crc = zlib.crc32
-    return lambda key: crc(key) % n_partitions
-
-
-def partition_lines(lines: list[bytes], n_partitions: int) -> list[list[bytes]]:
-    """Distribute canonical lines over partitions by key hash, keeping their order."""
+def partition_lines(lines: list[bytes], hashes: np.ndarray,
+                    n_partitions: int) -> list[list[bytes]]:
+    """Distribute lines over partitions by their key hashes, keeping their order."""
     if n_partitions == 1:
         return [lines]
-    parts: list[list[bytes]] = [[] for _ in range(n_partitions)]
-    appends = [p.append for p in parts]
-    cache: dict[bytes, int] = {}
-    crc = zlib.crc32
-    for line in lines:
-        key = line[: line.find(b"\t")]
-        p = cache.get(key)
-        if p is None:
-            p = cache[key] = crc(key) % n_partitions
-        appends[p](line)
-    return parts
+    pids = (hashes % np.uint64(n_partitions)).astype(np.intp)
+    order = np.argsort(pids, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(pids, minlength=n_partitions))))
+    objects = np.empty(len(lines), dtype=object)
+    objects[:] = lines
+    return [objects[order[bounds[p]:bounds[p + 1]]].tolist() for p in range(n_partitions)]
 
 
-def count_groups(lines: list[bytes]) -> int:
-    """Distinct keys among sorted canonical lines."""
-    return len({line[: line.find(b"\t")] for line in lines})
+def count_groups(hashes: np.ndarray, previous: int | None) -> int:
+    """Key groups among sorted lines given their key hashes, not counting a first group that
+    continues the ``previous`` hash."""
+    if len(hashes) == 0:
+        return 0
+    changes = int(np.count_nonzero(hashes[1:] != hashes[:-1]))
+    return changes + int(previous is None or int(hashes[0]) != previous)
 
 
 def join_lines(lines: list[bytes]) -> bytes:

@@ -28,30 +28,26 @@ from jobsize.engine.attempt import (
 )
 from jobsize.engine.merge import batches, fetch, sorted_lines, stream_merge
 from jobsize.engine.output import OutputWriter, attempt_file
-from jobsize.engine.records import join_lines
+from jobsize.engine.records import count_groups, join_lines, scan
 from jobsize.schema import REDUCE_FUNCTION_COUNTER
 
 
 class _InputCount:
-    """Counts reduce input records and groups as the sorted lines are fed."""
+    """Counts reduce input records and groups (by key hash) as the sorted lines are fed."""
 
     def __init__(self) -> None:
         self.records = 0
         self.groups = 0
-        self._last: bytes | None = None
+        self._last: int | None = None
 
     def feed(self, lines: Iterable[bytes]) -> Iterator[bytes]:
         for batch in batches(lines):
+            data = join_lines(batch)
+            hashes = scan(data).hashes
             self.records += len(batch)
-            first = batch[0][: batch[0].find(b"\t")]
-            last = batch[-1][: batch[-1].find(b"\t")]
-            if first == last:
-                self.groups += first != self._last
-            else:
-                self.groups += len({line[: line.find(b"\t")] for line in batch})
-                self.groups -= first == self._last
-            self._last = last
-            yield join_lines(batch)
+            self.groups += count_groups(hashes, self._last)
+            self._last = int(hashes[-1])
+            yield data
 
 
 def run_reduce(attempt: ReduceAttempt) -> AttemptResult:

@@ -192,24 +192,28 @@ class LocalEngine:
 
     def run(self, spec: JobSpec, *, history_dir: str | os.PathLike[str] | None = None,
             uber: bool | None = None,
-            map_tasks: Sequence[Sequence[MapInput]] | None = None) -> JobResult:
+            map_tasks: Sequence[Sequence[MapInput]] | None = None,
+            progress: Callable[..., None] | None = None) -> JobResult:
         """Run ``spec`` and return its result; write its history into ``history_dir``.
 
         ``uber`` forces (True) or forbids (False) uber mode; None follows the spec.
         ``map_tasks`` gives each map task's input explicitly instead of splitting
-        ``spec.inputs`` (the probe's one map over a sample).
+        ``spec.inputs`` (the probe's one map over a sample). ``progress()`` is called once per
+        finished task.
         Raises :class:`JobFailedError` when a task fails every attempt.
         """
         history = Path(history_dir) if history_dir else None
-        return _JobRun(self, spec, history, uber, map_tasks).run()
+        return _JobRun(self, spec, history, uber, map_tasks, progress).run()
 
 
 class _JobRun:
     """One job's ApplicationMaster."""
 
     def __init__(self, engine: LocalEngine, spec: JobSpec, history_dir: Path | None,
-                 uber: bool | None, map_tasks: Sequence[Sequence[MapInput]] | None) -> None:
+                 uber: bool | None, map_tasks: Sequence[Sequence[MapInput]] | None,
+                 progress: Callable[..., None] | None = None) -> None:
         self.engine = engine
+        self.progress = progress
         self.spec = spec
         self.history_dir = history_dir
         self.submit_ms = now_ms()
@@ -259,6 +263,10 @@ class _JobRun:
         work = Path(tempfile.mkdtemp(prefix=f"{self.job_id}-", dir=root)).resolve()
         try:
             return self._run(work)
+        except BaseException as exc:
+            if not isinstance(exc, JobFailedError):  # interrupted: leave no attempt output
+                out.commit_job(spec.output, succeeded=False)
+            raise
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -317,6 +325,8 @@ class _JobRun:
         self.history.attempt(result, self._container())
         if result.ok:
             task.result = result
+            if self.progress is not None:
+                self.progress()
             self.history.task_finished(result)
             if result.output:
                 self.outputs.append(out.commit_task(self.spec.output, Path(result.output)))

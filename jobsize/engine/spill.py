@@ -16,12 +16,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from jobsize.engine.merge import Segment, merge
 from jobsize.engine.records import (
-    canonical,
+    Scan,
     join_lines,
     partition_lines,
-    serialized_bytes,
+    scan,
     sort_lines,
     sort_safe,
     split_lines,
@@ -71,39 +73,44 @@ class MapOutputBuffer:
         self.combine = combine
         self.stats = SpillStats()
         self._chunks: list[bytes] = []
+        self._hashes: list[np.ndarray] = []
         self._buffered = 0
         self._runs: list[_Run] = []
 
     def collect(self, chunk: bytes) -> None:
         """Take whole ``\\n``-terminated output lines of the map function."""
-        chunk, n = canonical(chunk)
-        self.stats.output_records += n
-        self.stats.output_bytes += serialized_bytes(chunk)
-        while chunk:
-            size = len(chunk) + RECORD_META_BYTES * n
+        s = scan(chunk, with_hashes=self.n_partitions > 1)
+        self.stats.output_records += s.records
+        self.stats.output_bytes += s.serialized
+        data, hashes, n = s.data, s.hashes, s.records
+        while data:
+            size = len(data) + RECORD_META_BYTES * n
             room = self.spill_bytes - self._buffered
-            if size > room:
-                # the buffer fills inside this chunk: spill at the record where it is full
-                at = chunk.find(b"\n", max(0, room * len(chunk) // size - 1)) + 1 or len(chunk)
-                head, chunk = chunk[:at], chunk[at:]
-                k = head.count(b"\n")
-                n -= k
-                self._chunks.append(head)
-                self._buffered += len(head) + RECORD_META_BYTES * k
-                self._spill()
-                continue
-            self._chunks.append(chunk)
-            self._buffered += size
-            if self._buffered >= self.spill_bytes:
-                self._spill()
-            break
+            if size <= room:
+                self._add(data, hashes, n)
+                if self._buffered >= self.spill_bytes:
+                    self._spill()
+                return
+            # the buffer fills inside this chunk: spill at the record where it is full
+            at = data.find(b"\n", max(0, room * len(data) // size - 1)) + 1 or len(data)
+            k = data.count(b"\n", 0, at)
+            self._add(data[:at], hashes[:k], k)
+            data, hashes, n = data[at:], hashes[k:], n - k
+            self._spill()
+
+    def _add(self, data: bytes, hashes: np.ndarray, n: int) -> None:
+        self._chunks.append(data)
+        self._hashes.append(hashes)
+        self._buffered += len(data) + RECORD_META_BYTES * n
 
     def _spill(self) -> None:
         data = b"".join(self._chunks)
+        hashes = np.concatenate(self._hashes) if self._hashes else np.empty(0, np.uint64)
         self._chunks.clear()
+        self._hashes.clear()
         self._buffered = 0
         safe = sort_safe(data)
-        parts = partition_lines(split_lines(data), self.n_partitions)
+        parts = partition_lines(split_lines(data), hashes, self.n_partitions)
         del data
         for part in parts:
             sort_lines(part, safe)
@@ -119,14 +126,16 @@ class MapOutputBuffer:
         """Run the combiner over sorted blocks of all partitions at once (a key never leaves its
         partition, so the output is split back by the same hash); the new partitions."""
         self.stats.combine_input_records += n_in
-        out: list[bytes] = []
-        seconds, cpu = self.combine(blocks, lambda c: out.append(canonical(c)[0]))  # type: ignore[misc]
+        out: list[Scan] = []
+        wanted = self.n_partitions > 1
+        seconds, cpu = self.combine(blocks, lambda c: out.append(scan(c, wanted)))  # type: ignore[misc]
         self.stats.combine_seconds += seconds
         self.stats.combine_cpu_seconds += cpu
-        data = b"".join(out)
+        data = b"".join(s.data for s in out)
+        hashes = np.concatenate([s.hashes for s in out]) if out else np.empty(0, np.uint64)
         lines = split_lines(data)
         self.stats.combine_output_records += len(lines)
-        return partition_lines(lines, self.n_partitions), sort_safe(data)
+        return partition_lines(lines, hashes, self.n_partitions), sort_safe(data)
 
     def _write(self, run: _Run, parts: Iterable[Iterable[bytes]], records: list[int],
                safe: bool) -> None:

@@ -1,0 +1,140 @@
+"""``jobsize probe``: the probing job of a job (paper §III-A) — run locally, or for a cluster.
+
+    jobsize probe --input INPUT... --mapper CMD [--reducer CMD] --maps N --reduces R
+                  [--max-splits K] [--seed S] [--split-size BYTES] [-D KEY=VALUE]... [--hadoop]
+
+Draws the job's sample (Algorithm 1), runs the job's mapper and reducer over it as one map and
+one reduce in this process (uber mode) and prints the probe record (the job record's ``probe_*``
+columns) as JSON. A job Hadoop would run in uber mode itself is not probed (the record says so)
+unless ``--force``. With ``--hadoop`` the sample is written to a local directory and the commands
+that upload it and run the probe on a cluster (``hadoop jar hadoop-streaming.jar``, uber mode,
+the probing queue) are printed instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from jobsize.atomic import atomic_write
+from jobsize.cli.run import add_job_arguments, containers, count, reducer_of
+from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
+from jobsize.errors import InputError
+
+DEFAULT_SAMPLE_DIR = "jobsize-probe-sample"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "probe",
+        help="probe a job: its functions over a sample, one map and one reduce",
+        description="Run a job's probing job: its own mapper and reducer over a sample of "
+        "f_p = 1/max(N_m, N_r) of its input, as one map and one reduce in one process (uber "
+        "mode), and print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p) as "
+        "JSON. Without --reducer the job is map-only (--reduces 0).",
+    )
+    add_job_arguments(parser, reduces_default=None)
+    parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
+                        help="sampledSplitsUpperBound: most splits to sample from")
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed")
+    parser.add_argument("--history", default=None, metavar="DIR",
+                        help="keep the probe's own .jhist and _conf.xml in DIR")
+    parser.add_argument("--force", action="store_true",
+                        help="probe even a job that Hadoop would run in uber mode")
+    parser.add_argument("--hadoop", action="store_true",
+                        help="print the commands that run the probe on a cluster instead")
+    parser.add_argument("--file", dest="files", action="append", default=[], metavar="PATH",
+                        help="with --hadoop: a file to ship with the probe (-files), e.g. the "
+                        "mapper's script (repeatable)")
+    parser.add_argument("--sample-dir", default=DEFAULT_SAMPLE_DIR, metavar="DIR",
+                        help=f"with --hadoop: local directory for the sample "
+                        f"(default {DEFAULT_SAMPLE_DIR})")
+    parser.add_argument("--hdfs-dir", default=None, metavar="PATH",
+                        help="with --hadoop: HDFS directory to upload the sample to "
+                        "(default /tmp/jobsize-probe/<seed>)")
+    parser.add_argument("--probe-output", default=None, metavar="PATH",
+                        help="with --hadoop: HDFS output directory of the probe "
+                        "(default: the upload directory + '-out')")
+    parser.set_defaults(func=run)
+
+
+def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
+    """The split size the job itself would use for local input (Hadoop's goal size), so the
+    sampler sees the job's N_m splits; None for WebHDFS input (its block size applies)."""
+    from jobsize.engine.inputformat import input_files
+    from sampler.webhdfs import is_webhdfs_url
+
+    if any(is_webhdfs_url(i) for i in inputs):
+        return split_size
+    total = sum(f.stat().st_size for f in input_files(inputs))
+    return max(1, min(total // n_maps, split_size or DEFAULT_BLOCK_BYTES))
+
+
+def probe_spec(args: argparse.Namespace) -> Any:
+    from sampler.probe import ProbeSpec
+    from sampler.sampling import DEFAULT_MAX_SPLITS
+
+    conf = dict(args.properties)
+    sizes = containers(conf)
+    return ProbeSpec(
+        mapper=args.mapper, reducer=reducer_of(args), combiner=args.combiner,
+        inputs=tuple(args.inputs), n_maps=args.n_maps, n_reduces=args.n_reduces,
+        map_memory_mb=sizes.map_memory_mb, map_vcores=sizes.map_vcores,
+        reduce_memory_mb=sizes.reduce_memory_mb, reduce_vcores=sizes.reduce_vcores,
+        am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
+        split_bytes=_job_split_bytes(args.inputs, args.n_maps, args.split_size),
+        max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
+        job_name=args.name or "job", conf=conf, files=tuple(args.files),
+        **({"queue": args.queue} if args.queue else {}))
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = probe_spec(args)
+    if args.hadoop:
+        print(hadoop_commands(spec, args))
+        return 0
+    splits = spec.splits()
+    plan = spec.plan(sum(s.length for s in splits))
+    if not plan.probe and not args.force:
+        out: dict[str, Any] = {**plan.record(), "reason": plan.reason}
+    else:
+        from jobsize.engine import LocalEngine, run_probe
+
+        with LocalEngine(1) as engine:
+            out = {**run_probe(spec, engine=engine, history_dir=args.history, splits=splits),
+                   "uberized": False}
+    json.dump(out, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
+    """Write the sample locally, one file per input file (the mapper keeps seeing each file's
+    name); return the upload command and the cluster probe command."""
+    from sampler.probe import render_hadoop
+
+    sample = spec.take_sample()
+    by_file: dict[str, list[bytes]] = {}
+    for chosen, data in sample.parts():
+        by_file.setdefault(chosen.path, []).append(data)
+    if not any(b"".join(v) for v in by_file.values()):
+        raise InputError("the sample is empty (no record starts in the sampled ranges); "
+                         "try another --seed", source=", ".join(spec.inputs))
+    local = Path(args.sample_dir)
+    hdfs = (args.hdfs_dir or f"/tmp/jobsize-probe/{sample.seed}").rstrip("/")
+    paths = []
+    for i, (name, pieces) in enumerate(by_file.items()):
+        base = Path(name.rstrip("/")).name or "input"
+        with atomic_write(local / str(i) / base) as handle:
+            handle.write(b"".join(pieces))
+        paths.append(f"{hdfs}/{i}/{base}")
+    upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
+              f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
+    command = render_hadoop(spec, sample=paths, sample_bytes=len(sample.data),
+                            output=args.probe_output or f"{hdfs}-out")
+    return (f"# f_p = {sample.fraction:.6g}: {len(sample.data)} sample bytes of "
+            f"{sample.input_bytes}, seed {sample.seed}\n{upload}\n{command}")

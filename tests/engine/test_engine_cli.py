@@ -1,0 +1,95 @@
+"""``jobsize run`` and ``jobsize probe``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+from engine_helpers import THREE_LINES
+
+from collectors.jhist import read_jhist
+from jobsize.cli import main
+
+
+@pytest.fixture
+def three_lines(tmp_path):
+    path = tmp_path / "three.txt"
+    path.write_bytes(THREE_LINES * 200)
+    return path
+
+
+def test_run_writes_output_history_and_prints_the_record(programs, three_lines, tmp_path,
+                                                         capsys):
+    code = main(["run", "--input", str(three_lines), "--mapper", shlex.join(programs["wc_map"]),
+                 "--reducer", shlex.join(programs["wc_reduce"]), "--maps", "3", "--reduces",
+                 "2", "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out"),
+                 "-D", "mapreduce.map.memory.mb=2048", "--name", "wc", "--workers", "2"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["state"] == "SUCCEEDED"
+    record = printed["record"]
+    assert (record["n_maps"], record["n_reduces"]) == (3, 2)
+    assert record["map_memory_mb"] == 2048 and record["job_name"] == "wc"
+    assert record["reduce_output_records"] == 9
+    history = read_jhist(printed["history"])
+    assert history.record["map_memory_mb"] == 2048
+    assert history.record["map_output_records"] == 12 * 200
+    counts = dict(line.split("\t") for part in sorted((tmp_path / "out").glob("part-*"))
+                  for line in part.read_text().splitlines())
+    assert counts["the"] == "600"
+
+
+def test_run_errors_are_one_line_and_exit_2(programs, three_lines, tmp_path, capsys):
+    args = ["run", "--input", str(three_lines), "--mapper",
+            shlex.join(programs["fail_always_map"]), "--maps", "1", "--reduces", "0",
+            "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("jobsize: error: job_") and "boom" in err and "\n" not in err
+    assert list((tmp_path / "h").glob("*.jhist"))  # the failed job's history is kept
+    assert main(["run", "--input", str(tmp_path / "nope"), "--mapper", "cat", "--maps", "1",
+                 "--history", str(tmp_path / "h"), "-o", str(tmp_path / "o2")]) == 2
+    assert "nope: input path does not exist" in capsys.readouterr().err
+
+
+def _probe_args(programs, text, *extra):
+    return ["probe", "--input", str(text), "--mapper", shlex.join(programs["wc_map"]),
+            "--reducer", shlex.join(programs["wc_reduce"]), *extra]
+
+
+def test_probe_prints_the_probe_record(programs, three_lines, capsys):
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "2",
+                            "--seed", "1")) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["uberized"] is False
+    assert 0.1 < record["probe_fraction"] <= 0.5
+    assert record["probe_reduce_input_records"] == record["probe_map_output_records"] > 0
+    # a job Hadoop would run in uber mode is not probed unless forced
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1")) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["uberized"] is True and record["probe_fraction"] is None
+    assert "uber" in record["reason"]
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1",
+                            "--force", "--seed", "2")) == 0
+    assert json.loads(capsys.readouterr().out)["probe_map_output_records"] > 0
+
+
+def test_probe_hadoop_prints_the_cluster_commands(programs, three_lines, tmp_path, capsys):
+    sample_dir = tmp_path / "sample"
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "2", "--seed",
+                            "3", "--hadoop", "--sample-dir", str(sample_dir), "--hdfs-dir",
+                            "/user/me/probe")) == 0
+    out = capsys.readouterr().out
+    assert "hdfs dfs -put -f" in out
+    assert "hadoop jar" in out and "mapreduce.job.ubertask.enable=true" in out
+    assert "-input /user/me/probe/0/three.txt" in out
+    written = (sample_dir / "0" / "three.txt").read_bytes()
+    assert written and written.endswith(b"\n")
+    assert f"{len(written)} sample bytes" in out
+
+
+def test_probe_rejects_reduces_without_a_reducer(programs, three_lines, capsys):
+    assert main(["probe", "--input", str(three_lines), "--mapper", "cat", "--maps", "2",
+                 "--reduces", "1"]) == 2
+    assert "no reducer" in capsys.readouterr().err
