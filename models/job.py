@@ -15,10 +15,22 @@ from collections.abc import Mapping
 from pandas import NA
 
 from jobsize.errors import InputError
-from jobsize.schema import DEFAULT_CONTAINERS, JOB_COLUMNS, uber_eligible
+from jobsize.schema import (
+    DEFAULT_CONTAINERS,
+    JOB_COLUMNS,
+    MODEL_INPUTS,
+    SIZE_INPUTS,
+    TARGETS,
+    uber_eligible,
+)
 
 #: Numeric record columns.
 NUMERIC: frozenset[str] = frozenset(c.name for c in JOB_COLUMNS if c.dtype in ("Int64", "Float64"))
+
+#: Columns the size models read: every model input, container sizes, the targets, the uber rule.
+USED: frozenset[str] = frozenset(
+    {c for cols in MODEL_INPUTS.values() for c in cols} | set(SIZE_INPUTS) | set(TARGETS.values())
+    | {"map_input_bytes", "uberized"})
 
 #: Hadoop's names → record column names.
 ALIASES: dict[str, str] = {
@@ -32,23 +44,25 @@ _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 
 
-def _missing(value: object) -> bool:
-    return value is None or value is NA or (isinstance(value, float) and math.isnan(value))
-
-
-def _number(key: str, value: object, source: object) -> float:
+def _number(key: str, value: object, source: object) -> float | None:
+    if value is None or value is NA:
+        return None
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise InputError(f"expected a number, found {value!r}", source=source,
                          where=f"key {key!r}") from None
-    if not math.isfinite(number) or number < 0:
+    if number != number:  # NaN: not known
+        return None
+    if number < 0 or number == math.inf:
         raise InputError(f"expected a non-negative finite number, found {value!r}",
                          source=source, where=f"key {key!r}")
     return number
 
 
-def _flag(key: str, value: object, source: object) -> bool:
+def _flag(key: str, value: object, source: object) -> bool | None:
+    if value is None or value is NA or (isinstance(value, float) and math.isnan(value)):
+        return None
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -59,18 +73,24 @@ def _flag(key: str, value: object, source: object) -> bool:
 
 
 def job_values(job: Mapping[str, object], source: object = None) -> dict[str, float]:
-    """Numeric values of ``job`` keyed by record column; ``uberized`` as 1.0 / 0.0.
-
-    Unknown keys are ignored; bad values raise :class:`InputError` naming the key.
+    """The values a size model reads from ``job``, keyed by record column; ``uberized`` as
+    1.0 / 0.0. Other keys are ignored; a bad value raises :class:`InputError` naming its key.
     """
     out: dict[str, float] = {}
     for key, value in job.items():
         name = ALIASES.get(key, key)
-        if name in NUMERIC:
-            if not _missing(value):
-                out[name] = _number(key, value, source)
-        elif name == "uberized" and not _missing(value):
-            out[name] = 1.0 if _flag(key, value, source) else 0.0
+        if name not in USED:
+            continue
+        if name == "uberized":
+            flag = _flag(key, value, source)
+            if flag is not None:
+                out[name] = 1.0 if flag else 0.0
+        elif type(value) is float and 0.0 <= value < math.inf:  # the common case, quickly
+            out[name] = value
+        else:
+            number = _number(key, value, source)
+            if number is not None:
+                out[name] = number
     return out
 
 

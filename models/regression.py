@@ -2,11 +2,12 @@
 
 A batch fit is feasible GLS with statsmodels (§III-A cites GLS): OLS on the design matrix, a
 variance model of its residuals (:mod:`models.variance`), then the generalised least-squares fit
-with that diagonal covariance; the variance model is re-estimated once from that fit and the GLS
-fit repeated (iterated FGLS, see :data:`VARIANCE_ROUNDS`). ``method="ols"`` stops after the first
-step, ``"wls"`` uses a fixed variance shape. The fit leaves behind its sufficient statistics
-(:mod:`models.normal_equations`), so every finished job can be added afterwards in O(p²); the
-variance model stays as the last batch fit estimated it.
+with that diagonal covariance. For ``gls`` the variance model is estimated twice — from the OLS
+residuals, then from those of a weighted fit solved from the normal equations (iterated FGLS,
+see :data:`VARIANCE_ROUNDS`) — before the final statsmodels GLS fit. ``method="ols"`` stops after
+the first step, ``"wls"`` uses a fixed variance shape. The fit leaves behind its sufficient
+statistics (:mod:`models.normal_equations`), so every finished job can be added afterwards in
+O(p²); the variance model stays as the last batch fit estimated it.
 
 A prediction at design row x has mean ``x·β`` and predictive variance
 ``s²·v(x) + xᵀ Cov(β) x`` with ``Cov(β) = s²·(XᵀWX)⁻¹``; intervals use Student's t with the fit's
@@ -16,6 +17,7 @@ residual degrees of freedom.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import mul
 
 import numpy as np
 import pandas as pd
@@ -33,9 +35,9 @@ from models.normal_equations import (
 )
 from models.variance import VarianceModel, check_method
 
-#: How many times the variance model is estimated: ``gls`` re-estimates it once from the first
-#: weighted fit, because OLS residuals of small jobs are dominated by the misfit the large jobs
-#: impose and understate how fast the variance grows; ``wls`` fixes its shape; ``ols`` has none.
+#: How many times the variance model is estimated: ``gls`` re-estimates it once from a weighted
+#: fit, because OLS residuals of small jobs are dominated by the misfit the large jobs impose and
+#: understate how fast the variance grows; ``wls`` fixes its shape; ``ols`` has none.
 VARIANCE_ROUNDS: dict[str, int] = {"gls": 2, "wls": 1, "ols": 0}
 
 
@@ -91,19 +93,22 @@ class PhaseModel:
         scale = column_scale(x)
         z = x / scale
         active = active_columns(z.T @ z)
-        fit = sm.OLS(y, z[:, active]).fit()
+        # Column 0 is the intercept and is never aliased (it comes first).
+        final = sm.OLS(y, z[:, active], hasconst=True).fit()
+        coef = _expand(final.params, active) / scale
         variance = VarianceModel.constant(p)
         v = np.ones(n)
-        for _ in range(VARIANCE_ROUNDS[method]):
-            variance = VarianceModel.fit(method, x, y, _expand(fit.params, active) / scale)
+        rounds = VARIANCE_ROUNDS[method]
+        for r in range(rounds):
+            variance = VarianceModel.fit(method, x, y, coef)
             v = variance.relative(x)
-            fit = sm.GLS(y, z[:, active], sigma=v).fit()
+            if r < rounds - 1:  # an intermediate weighted fit only refines the variance model
+                coef = NormalEquations.from_data(x, y, 1.0 / v, scale).solve().coef
         stats = NormalEquations.from_data(x, y, 1.0 / v, scale)
         weighted_active = active_columns(stats.gram)
-        if not np.array_equal(weighted_active, active):  # weights moved a column past the tol
+        if rounds or not np.array_equal(weighted_active, active):
             active = weighted_active
-            fit = sm.GLS(y, z[:, active], sigma=v).fit()
-        final = fit
+            final = sm.GLS(y, z[:, active], sigma=v, hasconst=True).fit()
         solution = Solution(
             coef=_expand(final.params, active) / scale,
             xtwx_inv=embed(final.normalized_cov_params, active) / np.outer(scale, scale),
@@ -154,7 +159,7 @@ class PhaseModel:
         """:meth:`predict` for one design row of plain floats."""
         if self._stale:
             self.refresh()
-        mean = sum(a * b for a, b in zip(row, self.coef_list, strict=True))
+        mean = sum(map(mul, row, self.coef_list))
         x = np.array(row)
         quad = float(x @ self.solution.xtwx_inv @ x)
         return mean, self.s2 * (self.variance.relative_one(row) + quad)

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import mul
 
 import numpy as np
-import statsmodels.api as sm
 
 from jobsize.errors import ConfigError
 
@@ -86,7 +86,7 @@ class VarianceModel:
         """:meth:`relative` of one design row (plain floats)."""
         if self.power == 0.0:
             return 1.0
-        m = max(sum(a * b for a, b in zip(row, self._coefs, strict=True)), self.floor)
+        m = max(sum(map(mul, row, self._coefs)), self.floor)
         return math.exp(self.power * math.log(m) - self.centre)
 
 
@@ -98,5 +98,6 @@ def _power(residuals: np.ndarray, log_m: np.ndarray) -> float:
         return 0.0
     # A residual of exactly zero has log r² = −∞; a tiny offset keeps it finite.
     response = np.log(r2 + 1e-12 * mean_r2)
-    slope = sm.OLS(response, sm.add_constant(log_m, has_constant="add")).fit().params[1]
+    centred = log_m - log_m.mean()
+    slope = float(centred @ (response - response.mean()) / (centred @ centred))  # simple LS
     return float(np.clip(slope, *POWER_RANGE))
