@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from jhs_fake import DOC_JOB, FakeHistoryServer
+from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
+from hypothesis import strategies as st
+from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, FakeHistoryServer
 from pytest_httpserver import HTTPServer
 
 from collectors.jhs import HistoryServer, JobFilter, collect_jhs
@@ -211,3 +214,59 @@ def test_tls_and_kerberos_options_are_checked(tmp_path):
     else:
         client = RestClient("http://jhs:19888", HttpOptions(kerberos=True))
         assert type(client._session().auth).__name__ == "HTTPSPNEGOAuth"
+
+
+# -- fuzzing the JSON documents ----------------------------------------------------------------
+
+class _Documents:
+    """Stands in for the HTTP client: answers each endpoint with a (possibly damaged) doc."""
+
+    def __init__(self, docs: dict[str, object]) -> None:
+        self.docs = docs
+
+    def url(self, path: str) -> str:
+        return f"http://jhs/{path}"
+
+    def get_json(self, path: str, params=None):
+        tail = path.split("/")[-1]
+        if path.endswith("/attempts"):
+            return self.docs["attempts_r" if "_r_" in path else "attempts_m"]
+        return self.docs[{"counters": "counters", "conf": "conf", "tasks": "tasks"}.get(
+            tail, "jobs" if tail == "jobs" else "job")]
+
+
+def _documented() -> dict[str, object]:
+    from conftest import shared_root
+
+    rest = shared_root() / "hadoop" / "jhs-rest"
+    if not rest.is_dir():
+        return {}
+    load = lambda name: json.loads((rest / f"{name}.json").read_text())  # noqa: E731
+    return {"jobs": load("jobs"), "job": load("job"), "counters": load("job-counters"),
+            "conf": load("job-conf"), "tasks": load("tasks"),
+            "attempts_m": load("task-attempts"),
+            "attempts_r": {"taskAttempts": {"taskAttempt": [REDUCE_ATTEMPT]}}}
+
+
+_DOCS = _documented()
+
+
+@st.composite
+def _damaged_documents(draw):
+    docs = dict(_DOCS)
+    if docs:
+        key = draw(st.sampled_from(sorted(docs)))
+        docs[key] = draw(damaged_json(docs[key]))
+    return docs
+
+
+def _parse_documents(docs) -> None:
+    server = HistoryServer.__new__(HistoryServer)
+    server.client = _Documents(docs)
+    for mode in (True, False):
+        only_jobsize_errors(lambda mode=mode: server.collect_job(DOC_JOB, attempts=mode))
+    only_jobsize_errors(lambda: server.jobs())
+
+
+test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(_damaged_documents(),
+                                                                  _parse_documents)

@@ -1,0 +1,216 @@
+"""``jobsize collect``: turn Hadoop's job histories, REST APIs and traces into job records.
+
+    jobsize collect jhs URL -o TRACE [--since T] [--until T] [--user U] [--queue Q] [--state S]
+                                     [--limit N] [--workers N] [--no-attempts] [HTTP options]
+    jobsize collect jhist PATH... -o TRACE
+    jobsize collect rumen FILE -o TRACE
+    jobsize collect sls FILE -o TRACE
+    jobsize collect swim FILE -o TRACE
+    jobsize collect rm URL [--nodes] [HTTP options]
+
+Traces are parquet; task-attempt rows go beside them as ``TRACE.tasks.parquet`` (jhs, jhist,
+rumen, sls). ``collect jhs`` skips jobs already in TRACE and exits 1 if some job could not be
+fetched, after naming each one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from jobsize.errors import ConfigError
+from jobsize.progress import progress_bar
+from jobsize.schema import TASK_COLUMNS, tasks_path, write_trace
+
+
+def _since(text: str) -> int | str:
+    """Epoch milliseconds, an ISO-8601 date or date-time (UTC unless it says), or ``last``."""
+    if text == "last":
+        return text
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected epoch ms, an ISO date/time or 'last', got {text!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def _http_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("HTTP")
+    tls = group.add_mutually_exclusive_group()
+    tls.add_argument("--ca-bundle", metavar="PEM", help="verify TLS against this CA bundle")
+    tls.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    group.add_argument("--kerberos", action="store_true",
+                       help="authenticate with SPNEGO (needs the 'kerberos' extra and a ticket)")
+    group.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+                       help="seconds to wait for an answer (default: 60)")
+    group.add_argument("--retries", type=int, default=5, metavar="N",
+                       help="retries after a connection error, timeout, 5xx or broken answer, "
+                       "with exponential backoff (default: 5)")
+
+
+def _http_options(args: argparse.Namespace, pool: int = 16) -> dict[str, Any]:
+    if args.retries < 0:
+        raise ConfigError(f"--retries must be ≥ 0, not {args.retries}")
+    verify: bool | str = args.ca_bundle or not args.insecure
+    return {"timeout": (min(10.0, args.timeout), args.timeout), "retries": args.retries,
+            "verify": verify, "kerberos": args.kerberos, "pool": pool}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "collect", help="collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)",
+        description="Turn Hadoop's job histories, REST APIs and workload traces into job-record "
+        "traces (parquet).")
+    sub = parser.add_subparsers(dest="source", metavar="SOURCE", required=True)
+
+    jhs = sub.add_parser("jhs", help="finished jobs from a MapReduce JobHistory Server",
+                         description="Collect finished jobs from a JobHistory Server's REST API "
+                         "into TRACE. Jobs already in TRACE are skipped; the trace is rewritten "
+                         "atomically as the run goes, so an interrupted run resumes.")
+    jhs.add_argument("url", metavar="URL", help="JobHistory Server, e.g. http://jhs:19888")
+    jhs.add_argument("-o", "--output", required=True, metavar="TRACE")
+    jhs.add_argument("--since", type=_since, metavar="T",
+                     help="only jobs finished at or after T: epoch ms, ISO date/time (UTC), or "
+                     "'last' for the latest finish time already in TRACE")
+    jhs.add_argument("--until", type=_since, metavar="T", help="only jobs finished by T")
+    jhs.add_argument("--user", metavar="U")
+    jhs.add_argument("--queue", metavar="Q")
+    jhs.add_argument("--state", choices=("SUCCEEDED", "FAILED", "KILLED", "ERROR"))
+    jhs.add_argument("--limit", type=_positive, metavar="N", help="at most N jobs listed")
+    jhs.add_argument("--workers", type=_positive, default=8, metavar="N",
+                     help="jobs fetched at once (default: 8)")
+    jhs.add_argument("--no-attempts", action="store_true",
+                     help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
+    _http_arguments(jhs)
+    jhs.set_defaults(func=_run_jhs)
+
+    jhist = sub.add_parser("jhist", help=".jhist job history files (and their _conf.xml)")
+    jhist.add_argument("paths", nargs="+", metavar="PATH",
+                       help=".jhist files or directories to search")
+    jhist.add_argument("-o", "--output", required=True, metavar="TRACE")
+    jhist.set_defaults(func=_run_jhist)
+
+    for name, text in (("rumen", "a Rumen job trace (.json or .json.gz)"),
+                       ("sls", "an SLS job trace"), ("swim", "a SWIM workload (.tsv)")):
+        trace = sub.add_parser(name, help=text)
+        trace.add_argument("file", metavar="FILE")
+        trace.add_argument("-o", "--output", required=True, metavar="TRACE")
+        trace.set_defaults(func=_run_trace, kind=name)
+
+    rm = sub.add_parser("rm", help="cluster resources (CR) from a ResourceManager",
+                        description="Print the cluster's total memory and vcores (the paper's "
+                        "CR) from the ResourceManager REST API.")
+    rm.add_argument("url", metavar="URL", help="ResourceManager, e.g. http://rm:8088")
+    rm.add_argument("--nodes", action="store_true", help="also list the nodes")
+    _http_arguments(rm)
+    rm.set_defaults(func=_run_rm)
+
+
+def _run_jhs(args: argparse.Namespace) -> int:
+    from collectors.jhs import JobFilter, collect_jhs
+    from collectors.rest import HttpOptions
+
+    since = args.since
+    query = JobFilter(state=args.state, user=args.user, queue=args.queue,
+                      finished_begin_ms=None if since == "last" else since,
+                      finished_end_ms=None if args.until == "last" else args.until,
+                      limit=args.limit)
+    options = HttpOptions(**_http_options(args, pool=args.workers))
+    with contextlib.ExitStack() as stack:
+        advance: list = []
+
+        def on_total(total: int) -> None:
+            advance.append(stack.enter_context(progress_bar("jobs", total=total)))
+
+        result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
+                             attempts=not args.no_attempts, workers=args.workers,
+                             options=options, on_total=on_total,
+                             advance=lambda n=1: advance[0](n) if advance else None)
+    print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
+          f" ({result.listed} listed)")
+    if result.failed:
+        print(f"jobsize: {len(result.failed)} jobs could not be collected "
+              "(run again to retry them):", file=sys.stderr)
+        for job_id, reason in result.failed.items():
+            print(f"  {job_id}: {reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_jhist(args: argparse.Namespace) -> int:
+    from collectors.jhist import collect_jhist, find_jhist
+
+    total = len(find_jhist(args.paths))
+    with progress_bar("history files", total=total) as advance:
+        jobs, tasks = collect_jhist(args.paths, advance=advance)
+    _write(jobs, tasks, args.output)
+    incomplete = int((~jobs["complete"].fillna(False)).sum()) if len(jobs) else 0
+    print(f"{args.output}: {len(jobs)} jobs from {total} files"
+          + (f", {incomplete} incomplete (history cut short)" if incomplete else ""))
+    return 0
+
+
+def _run_trace(args: argparse.Namespace) -> int:
+    tasks = None
+    if args.kind == "rumen":
+        from collectors.rumen import read_rumen
+        jobs, tasks = read_rumen(args.file)
+    elif args.kind == "sls":
+        from collectors.sls import read_sls
+        jobs, tasks = read_sls(args.file)
+    else:
+        from collectors.swim import read_swim
+        jobs = read_swim(args.file)
+    _write(jobs, tasks, args.output)
+    extra = f" and {len(tasks)} task rows" if tasks is not None else ""
+    print(f"{args.output}: {len(jobs)} jobs{extra}")
+    return 0
+
+
+def _write(jobs: pd.DataFrame, tasks: pd.DataFrame | None, output: str) -> None:
+    if tasks is not None:
+        write_trace(tasks, tasks_path(output), columns=TASK_COLUMNS)
+    write_trace(jobs, Path(output))
+
+
+def _run_rm(args: argparse.Namespace) -> int:
+    from collectors.rm import cluster_nodes, cluster_resources
+
+    options = _http_options(args)
+    memory, vcores = cluster_resources(args.url, **options)
+    print(f"cluster resources (CR): {memory} MB memory, {vcores} vcores")
+    if args.nodes:
+        nodes = cluster_nodes(args.url, **options)
+        print(nodes.to_string(index=False) if len(nodes) else "no nodes")
+    return 0
