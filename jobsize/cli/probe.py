@@ -22,7 +22,7 @@ from typing import Any
 
 from jobsize.atomic import atomic_write
 from jobsize.cli.run import add_job_arguments, containers, count, reducer_of
-from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
+from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
 from jobsize.errors import InputError
 
 DEFAULT_SAMPLE_DIR = "jobsize-probe-sample"
@@ -64,14 +64,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
     """The split size the job itself would use for local input (Hadoop's goal size), so the
-    sampler sees the job's N_m splits; None for WebHDFS input (its block size applies)."""
-    from jobsize.engine.inputformat import input_files
+    sampler sees the job's N_m splits; for WebHDFS input the given size or the block size."""
     from sampler.webhdfs import is_webhdfs_url
 
     if any(is_webhdfs_url(i) for i in inputs):
         return split_size
-    total = sum(f.stat().st_size for f in input_files(inputs))
-    return max(1, min(total // n_maps, split_size or DEFAULT_BLOCK_BYTES))
+    return split_bytes_for(inputs, n_maps, split_size or DEFAULT_BLOCK_BYTES)
 
 
 def probe_spec(args: argparse.Namespace) -> Any:

@@ -7,14 +7,15 @@ last piece. An empty file still gets one empty split, as in Hadoop.
 
 Records are read with ``LineRecordReader`` semantics: a split that does not start at 0 skips
 through the first line terminator at or after its start, and every split reads the line that
-crosses its end — so every line is read by exactly one split. ``\\r\\n`` ends a line like
-``\\n``; a last line without a terminator still is a record. The mapper receives each record
-followed by ``\\n``, as Hadoop Streaming feeds it.
+crosses its end — so every line is read by exactly one split. A line ends with ``\\n``,
+``\\r\\n`` or a lone ``\\r``; a last line without a terminator still is a record. The mapper
+receives each record followed by ``\\n``, as Hadoop Streaming feeds it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from jobsize.errors import InputError
 SPLIT_SLOP = 1.1
 DEFAULT_BLOCK_BYTES = 64 * 1024 * 1024
 CHUNK_BYTES = 1 << 20
+_TERMINATOR = re.compile(rb"[\r\n]")
+_CR = 13
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,15 @@ def input_files(inputs: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
+def split_bytes_for(inputs: Iterable[str | os.PathLike[str]], n_maps: int,
+                    block_bytes: int = DEFAULT_BLOCK_BYTES, min_split_bytes: int = 1) -> int:
+    """The split size a job of ``n_maps`` maps cuts its files into: ``max(min, min(goal,
+    block))`` with goal = total input / ``n_maps``. Give it to the sampler
+    (``ProbeSpec.split_bytes``) and the probe samples the same splits the job runs."""
+    total = sum(f.stat().st_size for f in input_files(inputs))
+    return max(min_split_bytes, min(total // max(1, n_maps), block_bytes), 1)
+
+
 def compute_splits(
     files: Sequence[Path], n_maps: int | None, block_bytes: int = DEFAULT_BLOCK_BYTES,
     min_split_bytes: int = 1,
@@ -78,14 +90,19 @@ def compute_splits(
 
 
 def _find_newline(handle, pos: int) -> int:
-    """Position just after the first ``\\n`` at or after ``pos`` (the file length if none)."""
+    """Position just after the first line terminator (``\\n``, ``\\r\\n`` or ``\\r``) at or
+    after ``pos``; the file length if there is none."""
     handle.seek(pos)
     while True:
         block = handle.read(65536)
         if not block:
             return handle.tell()
-        i = block.find(b"\n")
-        if i >= 0:
+        found = _TERMINATOR.search(block)
+        if found:
+            i = found.start()
+            if block[i] == _CR:
+                after = block[i + 1:i + 2] or handle.read(1)
+                return pos + i + (2 if after == b"\n" else 1)
             return pos + i + 1
         pos += len(block)
 
@@ -112,8 +129,8 @@ def read_lines(path: str, begin: int, end: int, stats: ReadStats,
                chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
     """Yield chunks of whole ``\\n``-terminated lines of ``path[begin:end]``.
 
-    ``\\r\\n`` becomes ``\\n``; a last line without a terminator gets one. ``stats`` counts the
-    raw bytes and the records as they are yielded.
+    ``\\r\\n`` and a lone ``\\r`` end a line like ``\\n`` and become ``\\n``; a last line
+    without a terminator gets one. ``stats`` counts the raw bytes and the records.
     """
     with open(path, "rb") as handle:
         handle.seek(begin)
@@ -126,16 +143,23 @@ def read_lines(path: str, begin: int, end: int, stats: ReadStats,
             remaining -= len(block)
             stats.bytes_read += len(block)
             block = carry + block
-            cut = block.rfind(b"\n") + 1
+            cut = _last_line_end(block, more=remaining > 0)
             carry, block = block[cut:], block[:cut]
             if block:
                 yield _emit(block, stats)
         if carry:
-            yield _emit(carry + b"\n", stats)
+            yield _emit(carry if carry.endswith((b"\n", b"\r")) else carry + b"\n", stats)
+
+
+def _last_line_end(block: bytes, more: bool) -> int:
+    """Where the whole lines of ``block`` end; a final ``\\r`` waits for the next block when
+    more may follow, since a ``\\n`` there would belong to it."""
+    limit = len(block) - 1 if more and block.endswith(b"\r") else len(block)
+    return max(block.rfind(b"\n", 0, limit), block.rfind(b"\r", 0, limit)) + 1
 
 
 def _emit(block: bytes, stats: ReadStats) -> bytes:
-    if b"\r\n" in block:
-        block = block.replace(b"\r\n", b"\n")
+    if b"\r" in block:
+        block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     stats.records += block.count(b"\n")
     return block

@@ -15,6 +15,7 @@ from jobsize.engine.inputformat import (
     compute_splits,
     input_files,
     read_lines,
+    split_bytes_for,
 )
 from jobsize.errors import InputError
 
@@ -58,28 +59,41 @@ def test_input_directories_skip_hidden_files(tmp_path):
         input_files([])
 
 
-def _read_all(path: Path, splits) -> tuple[bytes, int, int]:
+def _read_all(path: Path, splits, chunk: int) -> tuple[bytes, int, int]:
     stats = ReadStats()
     data = b""
     for s in splits:
         begin, end = aligned_range(s.path, s.start, s.length)
-        data += b"".join(read_lines(s.path, begin, end, stats, chunk_bytes=7))
+        data += b"".join(read_lines(s.path, begin, end, stats, chunk_bytes=chunk))
     return data, stats.records, stats.bytes_read
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
-    data=st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\t", b"\xff"]),
+    data=st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\r", b"\t", b"\xff"]),
                   max_size=60).map(b"".join),
     split=st.integers(min_value=1, max_value=40),
+    chunk=st.integers(min_value=1, max_value=9),
 )
-def test_every_line_is_read_by_exactly_one_split(tmp_path_factory, data, split):
+def test_every_line_is_read_by_exactly_one_split(tmp_path_factory, data, split, chunk):
     path = _file(tmp_path_factory.mktemp("lines"), "f", data)
     splits = compute_splits([path], None, block_bytes=split)
-    got, records, read = _read_all(path, splits)
-    expected = data.replace(b"\r\n", b"\n")
+    got, records, read = _read_all(path, splits, chunk)
+    expected = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if expected and not expected.endswith(b"\n"):
         expected += b"\n"
     assert got == expected
     assert records == expected.count(b"\n")
     assert read == len(data)  # each byte consumed once over all splits
+
+
+@pytest.mark.parametrize("n_maps", [1, 3, 7, 40])
+def test_the_sampler_sees_the_splits_the_job_runs(tmp_path, n_maps):
+    from sampler.splits import local_splits
+
+    files = [_file(tmp_path, "a", b"line\n" * 997), _file(tmp_path, "b", b"x" * 4001)]
+    size = split_bytes_for(files, n_maps)
+    job = compute_splits(files, n_maps)
+    sampled = local_splits(files, size)
+    assert [(s.path, s.start, s.length) for s in job] == [
+        (str(s.path), s.start, s.length) for s in sampled]
