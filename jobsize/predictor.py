@@ -106,24 +106,24 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         """R² of :meth:`predict` on the original scale.
 
         With ``y`` None the actual values come from the records: jobs that succeeded and whose
-        target is recorded, and for SE_r only jobs with reduces.
+        target is recorded, and for SE_r only jobs with reduces; jobs the model cannot predict
+        (never probed) are left out, as ``fit`` leaves them out.
         """
         pred_col, actual_col = TARGETS[self.target]
         if y is not None:
             return float(r2_score(np.asarray(y, dtype=float), self.predict(X),
                                   sample_weight=sample_weight))
         actual = actual_sizes(X, self.features)
-        rows = actual["succeeded"].to_numpy() & np.isfinite(actual[actual_col].to_numpy())
+        predicted = self._model().predict_frame(X, errors="nan")[pred_col].to_numpy()
+        observed = actual[actual_col].to_numpy()
+        rows = actual["succeeded"].to_numpy() & np.isfinite(observed) & np.isfinite(predicted)
         if self.target == "SE_r":
             rows &= actual["n_reduces"].to_numpy() > 0
         if rows.sum() < 2:
-            raise ModelError(f"R² needs at least 2 jobs with a recorded {self.target}, "
-                             f"found {int(rows.sum())}")
-        records = X.iloc[np.flatnonzero(rows)]
-        predicted = self._model().predict_frame(records)[pred_col].to_numpy()
+            raise ModelError(f"R² needs at least 2 predictable jobs with a recorded "
+                             f"{self.target}, found {int(rows.sum())}")
         weight = None if sample_weight is None else np.asarray(sample_weight)[rows]
-        return float(r2_score(actual[actual_col].to_numpy()[rows], predicted,
-                              sample_weight=weight))
+        return float(r2_score(observed[rows], predicted[rows], sample_weight=weight))
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "model_")

@@ -37,10 +37,11 @@ def test_fit_prints_accuracy_beside_the_paper_and_saves_the_model(trace_path, tm
                                                                      capsys):
     out_path = tmp_path / "m.json"
     assert main(["fit", str(trace_path), "--cv", "3", "-o", str(out_path)]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps to the terminal width
     for text in ("in-sample", "3-fold CV", "prequential", "paper", "0.942", "0.918", "0.970",
                  "R² SE_m", "R² SE_r", "median error", "small jobs", "eq 6: SE_m", "eq 7: SE_r",
-                 "MOR·log MOR", "std. error", "600 jobs", f"model written to {out_path}"):
+                 "MOR·log MOR", "std. error", "600 jobs from synthetic",
+                 f"model written to {out_path}"):
         assert text in out, text
     model = load_model(out_path)
     assert model.features == "probe" and model.method == "gls"
@@ -52,7 +53,7 @@ def test_fit_prints_accuracy_beside_the_paper_and_saves_the_model(trace_path, tm
 def test_fit_options_select_features_method_and_skip_cv(trace_path, capsys):
     assert main(["fit", str(trace_path), "--features", "actual", "--method", "ols",
                  "--cv", "0"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
     assert "actual features, ols" in out and "fold CV" not in out
     assert "residual sd" in out and "∝ mean" not in out  # OLS: constant variance
 
@@ -66,7 +67,8 @@ def test_fit_without_a_trace_and_without_a_bundled_one_says_how(tmp_path, monkey
 def test_fit_uses_the_bundled_trace_when_there_is_one(trace_path, monkeypatch, capsys):
     monkeypatch.setenv("JOBSIZE_DATASET", str(trace_path))
     assert main(["fit", "--cv", "0"]) == 0
-    assert "synthetic.parquet: 600 jobs" in capsys.readouterr().out
+    assert "synthetic.parquet: 600 jobs from synthetic" in " ".join(
+        capsys.readouterr().out.split())
 
 
 def test_fit_errors_are_one_line(tmp_path, capsys):

@@ -79,6 +79,11 @@ def test_score_is_r2_against_the_recorded_outcome(trace, fitted):
     want = r2_score((trace["reduce_time_ms"] / 1000).to_numpy(float)[has_r],
                     s_r.predict(trace)[has_r])
     assert s_r.score(trace) == pytest.approx(want)
+    # jobs that were never probed are out of the model's reach, in fit and in score alike
+    unprobed = trace.copy()
+    unprobed.loc[unprobed.index[:40], "probe_fraction"] = pd.NA
+    kept = ~unprobed["probe_fraction"].isna() | unprobed["uberized"]
+    assert est.score(unprobed) == pytest.approx(est.score(trace[kept.to_numpy()]))
 
 
 def test_unfitted_and_bad_hyper_parameters(trace):

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     model, evaluation = evaluate(records, args.features, args.method, args.level, args.cv,
                                  args.seed, progress=progress_bar, source=trace)
     console = Console()
-    console.print(accuracy_table(evaluation, trace, model))
+    sources = sorted(set(records["source"].dropna()))
+    console.print(accuracy_table(evaluation, trace, model, sources))
     for phase, table in coefficient_tables(model).items():
         phase_model = model.se_m if phase == "SE_m" else model.se_r
         assert phase_model is not None
@@ -121,14 +122,18 @@ def _pct(value: float) -> str:
     return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
-def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel) -> Table:
+def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel,
+                   sources: list[str] | None = None) -> Table:
+    """R² and median errors per evaluation mode beside the paper's; ``sources`` names where the
+    records came from (the trace's ``source`` column), so generated data says so."""
     modes: list[tuple[str, Scores | None]] = [("in-sample", ev.in_sample)]
     if ev.folds:
         modes.append((f"{ev.folds}-fold CV", ev.cross_validated))
     modes.append(("prequential", ev.prequential))
     t = model.training
+    origin = f" from {', '.join(sources)}" if sources else ""
     table = Table(
-        title=f"Size-model accuracy — {trace.name}: {t['jobs']} jobs "
+        title=f"Size-model accuracy — {trace.name}: {t['jobs']} jobs{origin} "
         f"({t['SE_m_jobs']} in eq 6, {t['SE_r_jobs']} in eq 7, {t['uber']} uber, "
         f"{t['map_only']} map-only) — {ev.features} features, {ev.method}",
         caption="R²: unweighted, original scale. Error: median |predicted − actual| / actual. "
