@@ -5,7 +5,8 @@ One :class:`RestClient` per server: a ``requests.Session`` per thread, each with
 errors, read timeouts and 5xx answers. A response whose body breaks off or is not valid JSON
 (a proxy cutting the stream, a server restarting mid-answer) is fetched again the same way.
 SPNEGO (Kerberos) authentication is optional and needs the ``kerberos`` extra; TLS is verified
-against the system's or a given CA bundle.
+against the system's or a given CA bundle. Proxy variables (``HTTP(S)_PROXY``, ``NO_PROXY``)
+and ``REQUESTS_CA_BUNDLE`` are honoured; ``.netrc`` is not read.
 
 :class:`JsonView` reads fields of a decoded document with type checks whose errors name the URL
 and the JSON path.
@@ -14,6 +15,7 @@ and the JSON path.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -70,6 +72,13 @@ class RestClient:
         if isinstance(verify, str) and not Path(verify).exists():
             raise ConfigError(f"CA bundle not found: {verify}")
         self._auth = _spnego_auth() if self.options.kerberos else None
+        # The environment's proxy and CA-bundle settings, read once: requests would rescan
+        # the whole environment on every request, a large share of a request's CPU time.
+        self._proxies = requests.utils.get_environ_proxies(self.base_url)
+        if verify is True:
+            verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get(
+                "CURL_CA_BUNDLE") or True
+        self._verify = verify
         self._local = threading.local()
 
     def _session(self) -> requests.Session:
@@ -87,7 +96,9 @@ class RestClient:
             session.mount("http://", adapter)
             session.mount("https://", adapter)
             session.headers["Accept"] = "application/json"
-            session.verify = opts.verify
+            session.trust_env = False
+            session.proxies = dict(self._proxies)
+            session.verify = self._verify
             session.auth = self._auth
             self._local.session = session
         return session
