@@ -312,7 +312,7 @@ class _Job:
             task_id, counters = f.str("taskid"), f.counters("counters")
             if task_id is not None and counters is not None:
                 self.task_counters[task_id] = (f.str("taskType") or "", counters)
-        elif kind.endswith("_ATTEMPT_STARTED") or "_ATTEMPT_" in kind:
+        elif "_ATTEMPT_" in kind:
             self._attempt(kind, f)
 
     def _set(self, **values: Any) -> None:
