@@ -19,6 +19,7 @@ import atexit
 import itertools
 import multiprocessing
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -45,7 +46,7 @@ from jobsize.engine.inputformat import FileSplit, compute_splits, input_files
 from jobsize.engine.maptask import run_map
 from jobsize.engine.reducetask import run_reduce
 from jobsize.engine.spec import Containers, JobSpec, job_conf
-from jobsize.errors import JobFailedError
+from jobsize.errors import ConfigError, JobFailedError
 from jobsize.schema import JOB_COLUMNS, uber_eligible
 
 _MIN_ALLOCATION_MB = 1024
@@ -236,13 +237,14 @@ class _JobRun:
         self._app = self.job_id[len("job_"):]
 
     def _uber(self, uber: bool | None) -> bool:
-        enabled = self.spec.uber_enabled() if uber is None else uber
-        if uber is True:
-            return True
+        """Forced either way by ``uber``; else Hadoop's rule when the job enables uber mode."""
+        if uber is not None:
+            return uber
+        if not self.spec.uber_enabled():
+            return False
         conf = {**self.spec.conf, "mapreduce.job.ubertask.enable": "true"}
         conf.setdefault("mapreduce.job.ubertask.maxbytes", str(self.spec.split_bytes))
-        return enabled and uber_eligible(len(self.map_inputs), self.spec.n_reduces,
-                                         self.input_bytes, conf)
+        return uber_eligible(len(self.map_inputs), self.spec.n_reduces, self.input_bytes, conf)
 
     # --- ids ----------------------------------------------------------------------------------
 
@@ -348,7 +350,8 @@ class _JobRun:
                     return
 
     def _run_on_pool(self) -> None:
-        pending: dict[Future, _Task] = {}
+        _check_sendable(self.ctx)
+        pending: dict[Future, tuple[_Task, MapAttempt | ReduceAttempt, int]] = {}
 
         def submit(task: _Task) -> None:
             attempt = self._attempt(task)
@@ -359,9 +362,7 @@ class _JobRun:
             except BrokenProcessPool:
                 self.engine.reset_pool()
                 future = self.engine.pool().submit(fn, attempt)
-            pending[future] = task
-            future.start_ms = start  # type: ignore[attr-defined]
-            future.attempt = attempt  # type: ignore[attr-defined]
+            pending[future] = (task, attempt, start)
 
         for task in self.maps:
             submit(task)
@@ -369,10 +370,11 @@ class _JobRun:
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                task = pending.pop(future)
+                task, attempt, start = pending.pop(future)
                 if future.cancelled():
                     continue
-                if self._done(task, self._result_of(future)) and self.failed is None:
+                result = self._result_of(future, attempt, start)
+                if self._done(task, result) and self.failed is None:
                     submit(task)
             if self.failed is not None:
                 for future in pending:
@@ -383,7 +385,8 @@ class _JobRun:
                 for task in self.reduces:
                     submit(task)
 
-    def _result_of(self, future: Future) -> AttemptResult:
+    def _result_of(self, future: Future, attempt: MapAttempt | ReduceAttempt,
+                   start_ms: int) -> AttemptResult:
         """The attempt's result; a worker that died becomes a failed attempt."""
         try:
             return future.result()
@@ -392,10 +395,9 @@ class _JobRun:
             error = f"worker process died: {exc}"
         except Exception as exc:  # e.g. a callable that cannot be sent to a worker
             error = f"{type(exc).__name__}: {exc}"
-        attempt = future.attempt  # type: ignore[attr-defined]
         kind = "MAP" if isinstance(attempt, MapAttempt) else "REDUCE"
-        return AttemptResult(attempt.task_id, attempt.attempt_id, kind, False,
-                             future.start_ms, now_ms(), error)  # type: ignore[attr-defined]
+        return AttemptResult(attempt.task_id, attempt.attempt_id, kind, False, start_ms,
+                             now_ms(), error)
 
     # --- the end ------------------------------------------------------------------------------
 
@@ -466,6 +468,19 @@ class _JobRun:
             jc["NUM_UBER_SUBMAPS"] = sum(1 for a in self.attempts if a.task_type == "MAP")
             jc["NUM_UBER_SUBREDUCES"] = sum(1 for a in self.attempts if a.task_type == "REDUCE")
         return jc
+
+
+def _check_sendable(ctx: TaskContext) -> None:
+    """Python functions go to the workers by reference: a lambda or a closure cannot."""
+    for what in ("mapper", "reducer", "combiner"):
+        fn = getattr(ctx, what)
+        if fn is None or isinstance(fn, tuple):
+            continue
+        try:
+            pickle.dumps(fn)
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            raise ConfigError(f"the {what} {fn!r} cannot be sent to a worker process ({exc}); "
+                              "use a module-level function") from None
 
 
 def _job_failed(result: JobResult, task: _Task, attempt: AttemptResult) -> JobFailedError:

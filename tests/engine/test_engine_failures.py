@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from engine_helpers import THREE_LINES, event_body, jhist_events
 
-from jobsize.engine import JobSpec
+from jobsize.engine import JobSpec, LocalEngine
 from jobsize.engine import counters as C
-from jobsize.errors import InputError, JobFailedError
+from jobsize.errors import ConfigError, InputError, JobFailedError
 
 
 @pytest.fixture
@@ -107,3 +108,35 @@ def test_bad_inputs_are_reported_before_running(engine, programs, three_lines, t
     with pytest.raises(JobFailedError, match="cannot run"):
         engine.run(JobSpec(inputs=three_lines, output=tmp_path / "out2",
                            mapper="/no/such/program", max_map_attempts=1))
+
+
+def _die_once(line: str):
+    marker = Path(line.strip())
+    if not marker.exists():
+        marker.touch()
+        os._exit(1)  # the worker process dies mid-task
+    yield "ok", 1
+
+
+def test_a_worker_that_dies_is_a_failed_attempt_and_the_pool_recovers(tmp_path):
+    text = tmp_path / "marker.txt"
+    text.write_text(f"{tmp_path / 'died'}\n")
+    with LocalEngine(1) as engine:
+        result = engine.run(JobSpec(inputs=text, output=tmp_path / "out", mapper=_die_once,
+                                    n_reduces=0))
+        assert result.state == "SUCCEEDED"
+        assert [a.ok for a in result.attempts] == [False, True]
+        assert "worker process died" in result.attempts[0].error
+        again = engine.run(JobSpec(inputs=text, output=tmp_path / "out2", mapper=_die_once,
+                                   n_reduces=0))
+        assert [a.ok for a in again.attempts] == [True]
+
+
+def test_a_lambda_cannot_go_to_the_pool(engine, three_lines, tmp_path):
+    with pytest.raises(ConfigError, match="module-level function"):
+        engine.run(JobSpec(inputs=three_lines, output=tmp_path / "out",
+                           mapper=lambda line: [(line, 1)], n_reduces=0))
+    # in uber mode it runs in this process, where any callable will do
+    result = engine.run(JobSpec(inputs=three_lines, output=tmp_path / "out2",
+                                mapper=lambda line: [(line, 1)], n_reduces=0), uber=True)
+    assert result.uberized and result.counters["total"][C.TASK]["MAP_OUTPUT_RECORDS"] == 3
