@@ -50,14 +50,17 @@ class OutputWriter:
 
 def prepare(output_dir: Path, overwrite: bool) -> None:
     """Create the output directory; like Hadoop, refuse one that exists unless ``overwrite``."""
-    if output_dir.exists():
-        if not overwrite:
-            raise InputError("output directory already exists", source=output_dir)
+    if output_dir.exists() and not overwrite:
+        raise InputError("output directory already exists", source=output_dir)
+    try:
         if output_dir.is_dir():
             shutil.rmtree(output_dir)
-        else:
+        elif output_dir.exists():
             output_dir.unlink()
-    output_dir.mkdir(parents=True)
+        output_dir.mkdir(parents=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output directory ({exc.strerror or exc})",
+                         source=output_dir) from None
 
 
 def commit_task(output_dir: Path, attempt_output: Path) -> Path:

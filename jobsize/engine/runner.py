@@ -46,7 +46,7 @@ from jobsize.engine.inputformat import FileSplit, compute_splits, input_files
 from jobsize.engine.maptask import run_map
 from jobsize.engine.reducetask import run_reduce
 from jobsize.engine.spec import Containers, JobSpec, job_conf
-from jobsize.errors import ConfigError, JobFailedError
+from jobsize.errors import ConfigError, InputError, JobFailedError
 from jobsize.schema import JOB_COLUMNS, uber_eligible
 
 _MIN_ALLOCATION_MB = 1024
@@ -258,6 +258,12 @@ class _JobRun:
 
     def run(self) -> JobResult:
         spec = self.spec
+        if self.history_dir is not None:
+            try:  # fail before the job runs, not after
+                self.history_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"cannot create the history directory "
+                                 f"({exc.strerror or exc})", source=self.history_dir) from None
         out.prepare(spec.output, spec.overwrite)
         root = self.engine.work_root
         if root is not None:
@@ -429,8 +435,12 @@ class _JobRun:
             sorted(self.outputs), diagnostics=diagnostics)
         if self.history_dir is not None:
             jhist, conf = history_paths(self.history_dir, self.job_id)
-            write_conf(conf, self.conf)
-            result.history_path = self.history.write(jhist)
+            try:
+                write_conf(conf, self.conf)
+                result.history_path = self.history.write(jhist)
+            except OSError as exc:
+                raise InputError(f"cannot write the job's history ({exc.strerror or exc})",
+                                 source=jhist) from None
             result.conf_path = conf
         if self.failed is not None:
             raise _job_failed(result, *self.failed)
@@ -487,7 +497,8 @@ def _job_failed(result: JobResult, task: _Task, attempt: AttemptResult) -> JobFa
     """The error a failed job raises: one line naming the task, with its stderr attached."""
     lines = [line.strip() for line in attempt.stderr.splitlines() if line.strip()]
     said = " | ".join(lines[-3:])[-_DIAGNOSTIC_CHARS:]
-    reason = f"task {task.task_id} failed {task.tries} attempt(s): {attempt.error}"
+    error = " | ".join(line for line in attempt.error.splitlines() if line.strip())
+    reason = f"task {task.task_id} failed {task.tries} attempt(s): {error}"
     if said:
         reason += f"; stderr: {said}"
     exc = JobFailedError(reason, source=result.job_id)

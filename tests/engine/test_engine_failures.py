@@ -108,6 +108,13 @@ def test_bad_inputs_are_reported_before_running(engine, programs, three_lines, t
     with pytest.raises(JobFailedError, match="cannot run"):
         engine.run(JobSpec(inputs=three_lines, output=tmp_path / "out2",
                            mapper="/no/such/program", max_map_attempts=1))
+    with pytest.raises(InputError, match="cannot create the history directory"):
+        engine.run(JobSpec(inputs=three_lines, output=tmp_path / "out3",
+                           mapper=programs["cat"]), history_dir=three_lines / "history")
+    assert not (tmp_path / "out3").exists()  # refused before anything ran
+    with pytest.raises(InputError, match="cannot create the output directory"):
+        engine.run(JobSpec(inputs=three_lines, output=three_lines / "out",
+                           mapper=programs["cat"]))
 
 
 def _die_once(line: str):
