@@ -10,6 +10,7 @@ from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
 from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, FakeHistoryServer
 from pytest_httpserver import HTTPServer
+from urllib3.exceptions import InsecureRequestWarning
 
 from collectors.jhs import HistoryServer, JobFilter, collect_jhs
 from collectors.rest import HttpOptions, RestClient
@@ -270,3 +271,42 @@ def _parse_documents(docs) -> None:
 
 test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(_damaged_documents(),
                                                                   _parse_documents)
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory):
+    """A loopback HTTPS server with a self-signed certificate for localhost."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    srv = HTTPServer(ssl_context=context)
+    srv.start()
+    srv.expect_request("/ws/v1/history/mapreduce/jobs").respond_with_json(
+        {"jobs": {"job": [{"id": DOC_JOB, "state": "SUCCEEDED", "finishTime": 1}]}})
+    yield srv, cert
+    srv.clear()
+    srv.stop()
+
+
+def test_tls_is_verified_against_the_ca_bundle(tls_server):
+    srv, cert = tls_server
+    url = srv.url_for("/")
+    assert url.startswith("https://")
+    trusted = HistoryServer(url, HttpOptions(verify=str(cert), retries=0))
+    assert [j.job_id for j in trusted.jobs()] == [DOC_JOB]
+    with pytest.raises(RemoteError, match=r"TLS failure|CERTIFICATE_VERIFY_FAILED"):
+        HistoryServer(url, HttpOptions(retries=0)).jobs()
+    unverified = HistoryServer(url, HttpOptions(verify=False, retries=0))
+    with pytest.warns(InsecureRequestWarning):
+        assert len(unverified.jobs()) == 1
