@@ -230,6 +230,32 @@ def test_cut_before_any_event_uses_the_file_name(tmp_path, jhist_dir):
     assert not history.complete and history.tasks == []
 
 
+def test_other_event_types_are_read_and_do_not_change_the_job(jhist_dir):
+    data = (jhist_dir / SLEEP_FAILED).read_bytes()
+    plain = parse_jhist(data, source="f").record
+    magic, schema, events = _lines(data)
+    ns = "org.apache.hadoop.mapreduce.jobhistory"
+    extra = [
+        {"type": "JOB_PRIORITY_CHANGED", "event": {f"{ns}.JobPriorityChange": {
+            "jobid": "job_1393307629410_0001", "priority": "HIGH"}}},
+        {"type": "JOB_STATUS_CHANGED", "event": {f"{ns}.JobStatusChanged": {
+            "jobid": "job_1393307629410_0001", "jobStatus": "RUNNING"}}},
+        {"type": "TASK_UPDATED", "event": {f"{ns}.TaskUpdated": {
+            "taskid": "task_1393307629410_0001_m_000000", "finishTime": 1}}},
+        {"type": "SETUP_ATTEMPT_STARTED", "event": {f"{ns}.TaskAttemptStarted": {
+            "taskid": "task_1393307629410_0001_m_000001", "taskType": "SETUP",
+            "attemptId": "attempt_1393307629410_0001_m_000001_0", "startTime": 5,
+            "trackerName": "h", "httpPort": 1, "shufflePort": 2, "containerId": "c",
+            "locality": "OFF_SWITCH", "avataar": "VIRGIN"}}},
+    ]
+    events[4:4] = [json.dumps(e).encode() for e in extra]
+    events[-1] = events[-1].replace(b'"type":"JOB_FAILED"', b'"type":"JOB_KILLED"')
+    record = parse_jhist(b"\n".join([magic, schema, *events]), source="f").record
+    assert record["state"] == "KILLED"
+    assert {k: v for k, v in record.items() if k != "state"} == {
+        k: v for k, v in plain.items() if k != "state"}
+
+
 # -- MFE / RFE -------------------------------------------------------------------------------------
 
 def test_function_time_counters_become_mfe_and_rfe(jhist_dir):
