@@ -11,8 +11,10 @@ that bytes (~1e12) and the intercept (1) live on one scale and the p × p system
 conditioned. Scaling changes no fitted value.
 
 Exactly collinear (aliased) columns — a constant N_r, a duplicated counter — cannot be separated
-by any amount of data. Such a column is detected while factorising the system, in column order,
-and dropped: its coefficient is 0 and it is reported as aliased, as R's ``lm`` does.
+by any amount of data. Such a column is detected in column order and dropped: its coefficient is
+0 and it is reported as aliased, as R's ``lm`` does. Column j is aliased when its squared residual
+norm after projection on the earlier kept columns is below :data:`ALIAS_TOL` of its own — or below
+what rounding in the normal equations can resolve, about ``ε·cond`` of those earlier columns.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 #: A column whose squared residual norm, after projection on the earlier kept columns, is below
-#: this fraction of its own squared norm is treated as aliased. Normal equations square the
-#: condition number, so this sits well above double precision.
+#: this fraction of its own squared norm is treated as aliased.
 ALIAS_TOL = 1e-10
+#: ... and so is one whose residual is below this times the earlier columns' condition number
+#: (bounded above by ``trace(G)·trace(G⁻¹)``): rounding noise in the normal equations.
+_ROUNDOFF = 10 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -93,16 +97,23 @@ class NormalEquations:
 def _inverse_if_full_rank(gram: np.ndarray, tol: float = ALIAS_TOL) -> np.ndarray | None:
     """``gram⁻¹`` when no column is aliased, else None.
 
-    ``1 / (gram⁻¹)_jj`` is column j's squared residual norm given *all* other columns, never more
-    than given the earlier ones, so passing this test implies :func:`active_columns` keeps every
-    column — the common case, settled by one inversion.
+    ``1 / (gram_jj·(gram⁻¹)_jj)`` is column j's residual share given *all* other columns, never
+    more than given the earlier ones, and the whole system's condition bounds any subsystem's;
+    so passing this test implies :func:`active_columns` keeps every column — the common case,
+    settled by one inversion.
     """
     try:
         inv = np.linalg.inv(gram)
     except np.linalg.LinAlgError:
         return None
     product = inv.diagonal() * gram.diagonal()  # 1 / (residual share of column j)
-    return inv if bool(((product > 0) & (product < 1.0 / tol)).all()) else None
+    limit = 1.0 / max(tol, _ROUNDOFF * _condition_bound(gram, inv))
+    return inv if bool(((product > 0) & (product < limit)).all()) else None
+
+
+def _condition_bound(gram: np.ndarray, inv: np.ndarray) -> float:
+    """An upper bound of the 2-norm condition number of a symmetric positive definite matrix."""
+    return float(np.trace(gram) * np.trace(inv))
 
 
 def embed(matrix: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -127,14 +138,16 @@ def active_columns(gram: np.ndarray, tol: float = ALIAS_TOL) -> np.ndarray:
     diag = np.diag(gram)
     kept: list[int] = []
     for j in range(p):
-        if diag[j] <= 0:
+        if not diag[j] > 0:
             continue
-        residual = diag[j]
+        residual, cond = diag[j], 1.0
         if kept:
             sub = gram[np.ix_(kept, kept)]
+            sub_inv = np.linalg.inv(sub)
             cross = gram[kept, j]
-            residual -= float(cross @ np.linalg.solve(sub, cross))
-        if residual > tol * diag[j]:
+            residual -= float(cross @ sub_inv @ cross)
+            cond = _condition_bound(sub, sub_inv)
+        if residual > max(tol, _ROUNDOFF * cond) * diag[j]:
             kept.append(j)
     active = np.zeros(p, dtype=bool)
     active[kept] = True
