@@ -101,6 +101,18 @@ def add(total: Counters, other: Mapping[str, Mapping[str, int]]) -> Counters:
     return total
 
 
+def add_reported(measured: Counters, reported: Mapping[str, Mapping[str, int]]) -> Counters:
+    """Add counters a program reported (``reporter:counter:`` lines) to the engine's own; the
+    engine's function times win over a program reporting the same names."""
+    for group, counts in reported.items():
+        for name, value in counts.items():
+            if group == FUNCTION_TIME and group in measured and name in measured[group]:
+                continue
+            into = measured.setdefault(group, {})
+            into[name] = into.get(name, 0) + int(value)
+    return measured
+
+
 def summed(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> Counters:
     """The counter-by-counter sum of ``parts``."""
     total: Counters = {}

@@ -29,6 +29,7 @@ from jobsize.engine.attempt import (
 from jobsize.engine.inputformat import ReadStats, aligned_range, read_lines
 from jobsize.engine.output import OutputWriter, attempt_file
 from jobsize.engine.spill import Combine, MapOutputBuffer
+from jobsize.engine.streaming import Outcome
 from jobsize.schema import MAP_FUNCTION_COUNTER
 
 
@@ -52,6 +53,7 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
     result = AttemptResult(attempt.task_id, attempt.attempt_id, "MAP", True, now_ms())
     cpu0 = cpu_seconds()
     work = Path(ctx.work_dir) / attempt.attempt_id
+    writer: OutputWriter | None = None
     try:
         work.mkdir(parents=True, exist_ok=True)
         if ctx.n_reduces:
@@ -63,48 +65,61 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
                                                attempt.index))
             collect = writer.write
         read = ReadStats()
-        function_s = child_cpu = 0.0
-        child_rss = 0
-        for pieces in _by_file(attempt.inputs):
-            env = task_env(ctx, attempt.task_id, attempt.attempt_id, attempt.index, True)
-            env.update(mapreduce_map_input_file=pieces[0].name, map_input_file=pieces[0].name,
-                       mapreduce_map_input_start=str(pieces[0].start),
-                       mapreduce_map_input_length=str(sum(p.length for p in pieces)))
-            outcome = checked(run_function(ctx.mapper, "map", _records(pieces, read), collect,
-                                           env, work))
-            function_s += outcome.function_seconds
-            child_cpu += outcome.cpu_seconds
-            child_rss = max(child_rss, outcome.max_rss_bytes)
-            C.add(result.counters, outcome.counters)
+        ran = _map_function(attempt, work, collect, read)
         result.map_finish_ms = now_ms()
         counters = _io_counters(read, len(attempt.inputs))
-        if ctx.n_reduces:
+        child_cpu = ran.cpu_seconds
+        if writer is None:
             result.segments = sink.close(work / "file.out")
             _buffer_counters(counters, sink, result)
             child_cpu += sink.stats.combine_cpu_seconds
         else:
             writer.close()
             result.output = str(writer.path)
-            counters[C.TASK]["MAP_OUTPUT_RECORDS"] = writer.records
-            counters[C.FILE_OUTPUT] = {"BYTES_WRITTEN": writer.bytes}
-            counters[C.FILESYSTEM]["FILE_BYTES_WRITTEN"] += writer.bytes
-            counters[C.FILESYSTEM]["FILE_WRITE_OPS"] += 1
+            _writer_counters(counters, writer)
         counters[C.TASK]["CPU_MILLISECONDS"] = round((cpu_seconds() - cpu0 + child_cpu) * 1000)
-        counters[C.TASK]["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + child_rss
-        counters[C.FUNCTION_TIME] = {MAP_FUNCTION_COUNTER: round(function_s * 1000)}
-        result.function_ms = function_s * 1000
-        # the engine's measurement wins over a program reporting the same counter
-        C.add(counters, {g: {n: v for n, v in cs.items()
-                             if g != C.FUNCTION_TIME or n != MAP_FUNCTION_COUNTER}
-                         for g, cs in result.counters.items()})
+        counters[C.TASK]["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + ran.max_rss_bytes
+        counters[C.FUNCTION_TIME] = {MAP_FUNCTION_COUNTER: round(ran.function_seconds * 1000)}
+        result.function_ms = ran.function_seconds * 1000
+        C.add_reported(counters, ran.counters)
         result.counters = counters
         result.finish_ms = now_ms()
         return result
     except Exception as exc:
         return failure(result, exc)
     finally:
+        if writer is not None:
+            writer.close()
         if not (ctx.n_reduces and result.ok):  # a map output stays for the reduces
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _map_function(attempt: MapAttempt, work: Path, collect: Callable[[bytes], None],
+                  read: ReadStats) -> Outcome:
+    """Run the mapper over the attempt's input, one process per input file; the outcomes
+    summed (function and CPU time, counters; the largest memory)."""
+    ctx = attempt.ctx
+    total = Outcome(True)
+    for pieces in _by_file(attempt.inputs):
+        env = task_env(ctx, attempt.task_id, attempt.attempt_id, attempt.index, True)
+        env.update(mapreduce_map_input_file=pieces[0].name, map_input_file=pieces[0].name,
+                   mapreduce_map_input_start=str(pieces[0].start),
+                   mapreduce_map_input_length=str(sum(p.length for p in pieces)))
+        outcome = checked(run_function(ctx.mapper, "map", _records(pieces, read), collect,
+                                       env, work))
+        total.function_seconds += outcome.function_seconds
+        total.cpu_seconds += outcome.cpu_seconds
+        total.max_rss_bytes = max(total.max_rss_bytes, outcome.max_rss_bytes)
+        C.add(total.counters, outcome.counters)
+    return total
+
+
+def _writer_counters(counters: dict[str, dict[str, int]], writer: OutputWriter) -> None:
+    """A map-only task: its output is the job's output."""
+    counters[C.TASK]["MAP_OUTPUT_RECORDS"] = writer.records
+    counters[C.FILE_OUTPUT] = {"BYTES_WRITTEN": writer.bytes}
+    counters[C.FILESYSTEM]["FILE_BYTES_WRITTEN"] += writer.bytes
+    counters[C.FILESYSTEM]["FILE_WRITE_OPS"] += 1
 
 
 def _io_counters(read: ReadStats, files: int) -> dict[str, dict[str, int]]:

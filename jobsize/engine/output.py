@@ -45,7 +45,8 @@ class OutputWriter:
         self.bytes += len(chunk)
 
     def close(self) -> None:
-        self._handle.close()
+        if not self._handle.closed:
+            self._handle.close()
 
 
 def prepare(output_dir: Path, overwrite: bool) -> None:

@@ -26,7 +26,7 @@ from jobsize.engine.attempt import (
     run_function,
     task_env,
 )
-from jobsize.engine.merge import batches, fetch, sorted_lines, stream_merge
+from jobsize.engine.merge import Segment, batches, fetch, sorted_lines, stream_merge
 from jobsize.engine.output import OutputWriter, attempt_file
 from jobsize.engine.records import count_groups, join_lines, scan
 from jobsize.schema import REDUCE_FUNCTION_COUNTER
@@ -58,18 +58,10 @@ def run_reduce(attempt: ReduceAttempt) -> AttemptResult:
     work = Path(ctx.work_dir) / attempt.attempt_id
     segments = [s for s in attempt.segments if s.length]
     shuffled = sum(s.length for s in segments)
+    writer: OutputWriter | None = None
     try:
         work.mkdir(parents=True, exist_ok=True)
-        lines: Iterable[bytes]
-        if shuffled <= ctx.reduce_merge_bytes:
-            data = fetch(segments)
-            result.shuffle_finish_ms = now_ms()
-            lines = sorted_lines(data, len(segments), all(s.safe for s in segments))
-            del data
-            result.sort_finish_ms = now_ms()
-        else:
-            result.shuffle_finish_ms = result.sort_finish_ms = now_ms()
-            lines = stream_merge(segments)
+        lines = _shuffle_and_merge(segments, ctx.reduce_merge_bytes, result)
         writer = OutputWriter(attempt_file(Path(ctx.output_dir), attempt.attempt_id,
                                            attempt.index))
         count = _InputCount()
@@ -83,17 +75,31 @@ def run_reduce(attempt: ReduceAttempt) -> AttemptResult:
         task = result.counters[C.TASK]
         task["CPU_MILLISECONDS"] = round((cpu_seconds() - cpu0 + outcome.cpu_seconds) * 1000)
         task["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + outcome.max_rss_bytes
-        C.add(result.counters, {g: {n: v for n, v in cs.items()
-                                    if g != C.FUNCTION_TIME or n != REDUCE_FUNCTION_COUNTER}
-                                for g, cs in outcome.counters.items()})
         result.counters[C.FUNCTION_TIME] = {REDUCE_FUNCTION_COUNTER:
                                             round(outcome.function_seconds * 1000)}
+        C.add_reported(result.counters, outcome.counters)
         result.finish_ms = now_ms()
         return result
     except Exception as exc:
         return failure(result, exc)
     finally:
+        if writer is not None:
+            writer.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _shuffle_and_merge(segments: list[Segment], budget: int,
+                       result: AttemptResult) -> Iterable[bytes]:
+    """The reduce's sorted input; sets the shuffle and merge finish times."""
+    if sum(s.length for s in segments) <= budget:
+        data = fetch(segments)
+        result.shuffle_finish_ms = now_ms()
+        lines = sorted_lines(data, len(segments), all(s.safe for s in segments))
+        result.sort_finish_ms = now_ms()
+        return lines
+    # too large to hold: merged as streams while the reduce function consumes them
+    result.shuffle_finish_ms = result.sort_finish_ms = now_ms()
+    return stream_merge(segments)
 
 
 def _counters(attempt: ReduceAttempt, count: _InputCount, writer: OutputWriter,

@@ -83,6 +83,7 @@ PROGRAMS = {
             sys.stdout.write(line.split()[0] + "\\t1\\n")
         sys.stderr.write(f"reporter:counter:custom,LINES,{n}\\n")
         sys.stderr.write("reporter:status:done\\n")
+        sys.stderr.write("reporter:counter:jobsize,MAP_FUNCTION_MILLIS,999999\\n")
     """,
 }
 
