@@ -128,23 +128,26 @@ def describe(fn: Function | None) -> str:
 
 
 def job_conf(spec: JobSpec, job_id: str, n_maps: int, uberized: bool) -> dict[str, str]:
-    """The job's configuration as Hadoop names it (written as ``<job_id>_conf.xml``)."""
-    conf = {
+    """The job's configuration as Hadoop names it (written as ``<job_id>_conf.xml``): defaults,
+    then the spec's ``conf``, then what the engine actually used, which always wins."""
+    defaults = {
+        "mapreduce.framework.name": "jobsize-local",
+        "yarn.scheduler.minimum-allocation-mb": "1024",
+        "mapreduce.job.ubertask.maxmaps": str(UBER_DEFAULTS["mapreduce.job.ubertask.maxmaps"]),
+        "mapreduce.job.ubertask.maxreduces":
+            str(UBER_DEFAULTS["mapreduce.job.ubertask.maxreduces"]),
+        "mapreduce.job.ubertask.maxbytes": str(spec.split_bytes),
+    }
+    used = {
         "mapreduce.job.id": job_id,
         "mapreduce.job.name": spec.name,
         "mapreduce.job.user.name": spec.user,
         "user.name": spec.user,
         "mapreduce.job.queuename": spec.queue,
-        "mapreduce.framework.name": "jobsize-local",
         "mapreduce.job.maps": str(n_maps),
         "mapreduce.job.reduces": str(spec.n_reduces),
         **spec.containers.conf(),
-        "yarn.scheduler.minimum-allocation-mb": "1024",
-        "mapreduce.job.ubertask.enable": "true" if spec.uber_enabled() else "false",
-        "mapreduce.job.ubertask.maxmaps": str(UBER_DEFAULTS["mapreduce.job.ubertask.maxmaps"]),
-        "mapreduce.job.ubertask.maxreduces":
-            str(UBER_DEFAULTS["mapreduce.job.ubertask.maxreduces"]),
-        "mapreduce.job.ubertask.maxbytes": str(spec.split_bytes),
+        "mapreduce.job.ubertask.enable": "true" if uberized or spec.uber_enabled() else "false",
         "mapreduce.job.uberized": "true" if uberized else "false",
         "mapreduce.input.fileinputformat.inputdir":
             ",".join(f"file:{p.resolve()}" for p in spec.inputs),
@@ -155,10 +158,10 @@ def job_conf(spec: JobSpec, job_id: str, n_maps: int, uberized: bool) -> dict[st
         "mapreduce.map.sort.spill.percent": str(spec.spill_percent),
         "mapreduce.map.maxattempts": str(spec.max_map_attempts),
         "mapreduce.reduce.maxattempts": str(spec.max_reduce_attempts),
+        # reduces start once every map has finished
         "mapreduce.job.reduce.slowstart.completedmaps": "1.0",
         "stream.map.streamprocessor": describe(spec.mapper),
         "stream.reduce.streamprocessor": describe(spec.reducer),
         "stream.combine.streamprocessor": describe(spec.combiner),
     }
-    conf.update({k: str(v) for k, v in spec.conf.items()})
-    return conf
+    return {**defaults, **{k: str(v) for k, v in spec.conf.items()}, **used}

@@ -124,3 +124,17 @@ def test_conf_xml(jobs):
     assert conf["mapreduce.output.fileoutputformat.outputdir"] == (
         f"file:{Path(result.output_dir).resolve()}")
     assert read_conf(jobs["uber"].conf_path)["mapreduce.job.ubertask.enable"] == "true"
+
+
+def test_conf_reports_what_the_engine_used(engine, programs, tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_bytes(THREE_LINES)
+    result = engine.run(JobSpec(inputs=text, output=tmp_path / "out", mapper=programs["cat"],
+                                n_maps=2, n_reduces=0,
+                                conf={"mapreduce.job.maps": "7", "my.own.key": "x",
+                                      "mapreduce.job.reduce.slowstart.completedmaps": "0.05"}),
+                        history_dir=tmp_path / "h")
+    conf = read_conf(result.conf_path)
+    assert conf["mapreduce.job.maps"] == "2"  # the splits decide, as in Hadoop
+    assert conf["mapreduce.job.reduce.slowstart.completedmaps"] == "1.0"
+    assert conf["my.own.key"] == "x"
