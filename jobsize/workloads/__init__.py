@@ -171,7 +171,7 @@ _ALL = (
     _job("logparse", "logparse", WEBLOG, "map-only",
          "access-log lines parsed into a tab-separated table",
          reduce=False),
-    _job("distinct", "distinct", WEBLOG, "shuffle-heavy",
+    _job("distinct", "distinct", WEBLOG, "map-heavy",
          "distinct (user, page) pairs of an access log (combiner: per-map dedup)",
          combine=True, bytes_per_reduce=256 * MiB),
     _job("sessionize", "sessionize", WEBLOG, "skewed-reduce",

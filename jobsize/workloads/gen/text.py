@@ -80,20 +80,24 @@ def text_lines(
         line_end = rng.random(n) < 1.0 / words_per_line
         line_end[-1] = True
         comma = ~line_end & (rng.random(n) < COMMA_PROBABILITY)
-        tokens = table.take(ranks + VOCABULARY_SIZE * (comma + 2 * line_end))
+        index = ranks + VOCABULARY_SIZE * (comma + 2 * line_end)
+        tokens = table.take(index)
         starts = np.flatnonzero(np.concatenate(([True], line_end[:-1])))
         # Capitalise each line's first letter (all generated letters are lower-case ASCII).
         tokens.cells[starts, 0] -= 32
+        line_lengths = np.add.reduceat(np.take(table.lengths, index), starts)
         cells, valid = tokens.cells, tokens.valid
         if prefix is not None:
+            # The prefix gets columns of its own, valid in each line's first token row only.
             head = prefix(first_line, len(starts))
             width = head.cells.shape[1]
             cells = np.concatenate((np.zeros((n, width), dtype=np.uint8), cells), axis=1)
             valid = np.concatenate((np.zeros((n, width), dtype=bool), valid), axis=1)
             cells[starts, :width] = head.cells
             valid[starts, :width] = head.valid
+            line_lengths += head.valid.sum(axis=1, dtype=np.int64)
         first_line += len(starts)
-        yield Ragged(cells[valid], np.add.reduceat(valid.sum(axis=1, dtype=np.int64), starts))
+        yield Ragged(cells[valid], line_lengths)
 
 
 def generate_text(directory: Path, size_bytes: int, seed: int) -> list[Path]:
