@@ -1,13 +1,14 @@
 """One fitted phase model — eq 6 (SE_m) or eq 7 (SE_r) — and its online updates.
 
-A batch fit is feasible GLS with statsmodels (§III-A cites GLS): OLS on the design matrix, a
-variance model of its residuals (:mod:`models.variance`), then the generalised least-squares fit
-with that diagonal covariance. For ``gls`` the variance model is estimated twice — from the OLS
-residuals, then from those of a weighted fit solved from the normal equations (iterated FGLS,
-see :data:`VARIANCE_ROUNDS`) — before the final statsmodels GLS fit. ``method="ols"`` stops after
-the first step, ``"wls"`` uses a fixed variance shape. The fit leaves behind its sufficient
-statistics (:mod:`models.normal_equations`), so every finished job can be added afterwards in
-O(p²); the variance model stays as the last batch fit estimated it.
+A batch fit is feasible GLS (§III-A cites GLS): OLS on the design matrix, a variance model of
+its residuals (:mod:`models.variance`), then the generalised least-squares fit with that
+diagonal covariance, done by statsmodels, which gives the coefficients, their covariance and the
+residual scale. For ``gls`` the variance model is estimated twice — from the OLS residuals, then
+from those of the first weighted fit (iterated FGLS, see :data:`VARIANCE_ROUNDS`); those
+preliminary fits only feed the variance model and are solved from the normal equations.
+``method="ols"`` is the statsmodels OLS fit, ``"wls"`` uses a fixed variance shape. The fit
+leaves behind its sufficient statistics (:mod:`models.normal_equations`), so every finished job
+can be added afterwards in O(p²); the variance model stays as the last batch fit estimated it.
 
 A prediction at design row x has mean ``x·β`` and predictive variance
 ``s²·v(x) + xᵀ Cov(β) x`` with ``Cov(β) = s²·(XᵀWX)⁻¹``; intervals use Student's t with the fit's
@@ -91,24 +92,24 @@ class PhaseModel:
                 f"{phase} (eq {EQUATION[phase]}): {n} usable job{'s' * (n != 1)}, but the model "
                 f"has {p} coefficients; at least {p + 1} jobs are needed")
         scale = column_scale(x)
-        z = x / scale
-        active = active_columns(z.T @ z)
-        # Column 0 is the intercept and is never aliased (it comes first).
-        final = sm.OLS(y, z[:, active], hasconst=True).fit()
-        coef = _expand(final.params, active) / scale
+        # The preliminary fits only feed the variance model: the normal equations, O(n·p²), do.
+        stats = NormalEquations.from_data(x, y, np.ones(n), scale)
+        coef = stats.solve().coef
         variance = VarianceModel.constant(p)
         v = np.ones(n)
-        rounds = VARIANCE_ROUNDS[method]
-        for r in range(rounds):
+        for _ in range(VARIANCE_ROUNDS[method]):
             variance = VarianceModel.fit(method, x, y, coef)
             v = variance.relative(x)
-            if r < rounds - 1:  # an intermediate weighted fit only refines the variance model
-                coef = NormalEquations.from_data(x, y, 1.0 / v, scale).solve().coef
-        stats = NormalEquations.from_data(x, y, 1.0 / v, scale)
-        weighted_active = active_columns(stats.gram)
-        if rounds or not np.array_equal(weighted_active, active):
-            active = weighted_active
-            final = sm.GLS(y, z[:, active], sigma=v, hasconst=True).fit()
+            stats = NormalEquations.from_data(x, y, 1.0 / v, scale)
+            coef = stats.solve().coef
+        active = active_columns(stats.gram)
+        z = x[:, active] / scale[active]
+        # The estimate itself, its covariance and residual scale: statsmodels. Column 0 is the
+        # intercept, never aliased (it comes first).
+        if method == "ols":
+            final = sm.OLS(y, z, hasconst=True).fit()
+        else:
+            final = sm.GLS(y, z, sigma=v, hasconst=True).fit()
         solution = Solution(
             coef=_expand(final.params, active) / scale,
             xtwx_inv=embed(final.normalized_cov_params, active) / np.outer(scale, scale),
