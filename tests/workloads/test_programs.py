@@ -8,6 +8,9 @@ import csv
 import dataclasses
 import datetime as dt
 import itertools
+import os
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -382,3 +385,25 @@ def test_kmeans_assigns_points_to_the_nearest_centroid(generated, job_runner):
         members = points[nearest == key]
         assert n == len(members)
         assert mean == pytest.approx(members.mean(axis=0).tolist(), abs=1e-5)
+
+
+def test_shell_pipelines_of_the_readme(tmp_path, generated):
+    """The hand-run commands documented for users: plain map | sort | reduce in a shell."""
+    text = generated(WORKLOADS["wordcount"])[0]
+    users, orders = generated(WORKLOADS["join"])
+    m = "python -m jobsize.workloads"
+    script = f"""
+set -e -o pipefail
+{m}.wordcount map < {text} | LC_ALL=C sort | {m}.wordcount reduce > counts.tsv
+for f in {users} {orders}; do
+  mapreduce_map_input_file=$f {m}.join map < $f
+done | LC_ALL=C sort | {m}.join reduce > joined.tsv
+"""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, check=True)
+    counts = dict(_pairs((tmp_path / "counts.tsv").read_text().splitlines()))
+    expected = collections.Counter(w for line in _text_lines([text]) for w in _words(line))
+    assert {k: int(v) for k, v in counts.items()} == dict(expected)
+    known = {row[0] for row in _read_csv(users)}
+    joined = (tmp_path / "joined.tsv").read_text().splitlines()
+    assert len(joined) == sum(row[1] in known for row in _read_csv(orders)) > 0
