@@ -42,7 +42,6 @@ def test_table_take_and_lines_join_fields(values, data):
     n = len(index)
     lines = ragged.lines([column, [ragged.constant(b"<", n), column]], separator=b",")
     assert lines.rows() == [values[i] + b",<" + values[i] + b"\n" for i in index]
-    assert table.take_ragged(np.array(index)).rows() == [values[i] for i in index]
 
 
 def test_zipf_draws_follow_the_law():

@@ -26,13 +26,6 @@ class Ragged:
     def __len__(self) -> int:
         return len(self.lengths)
 
-    @property
-    def offsets(self) -> np.ndarray:
-        """Where each record starts in :attr:`data`."""
-        starts = np.zeros(len(self.lengths), dtype=np.int64)
-        np.cumsum(self.lengths[:-1], out=starts[1:])
-        return starts
-
     def rows(self) -> list[bytes]:
         """The records as bytes objects (for tests and small tables)."""
         raw = self.data.tobytes()
@@ -86,11 +79,6 @@ class Table:
         cells = np.take(words, index, axis=0).view(np.uint8).reshape(len(index), -1)
         lengths = np.take(self.lengths, index)
         return Column(cells, _row_mask(lengths, cells.shape[1]))
-
-    def take_ragged(self, index: np.ndarray) -> Ragged:
-        """The entries at ``index`` back to back (e.g. the words of a text)."""
-        column = self.take(index)
-        return Ragged(column.cells[column.valid], np.take(self.lengths, np.asarray(index)))
 
 
 def constant(text: bytes, n: int) -> Column:
