@@ -207,6 +207,15 @@ def _cast(series: pd.Series, col: Column, source: object) -> pd.Series:
     if col.dtype == "boolean":
         if pd.api.types.is_bool_dtype(series) or series.isna().all():
             return series.astype("boolean")
+        if series.dtype == object:
+            values = series.to_numpy()
+            bad = np.array([not (v is None or v is pd.NA or isinstance(v, bool | np.bool_)
+                                 or (isinstance(v, float) and np.isnan(v))) for v in values],
+                           dtype=bool)
+            if not bad.any():
+                return series.astype("boolean")
+            raise SchemaError(f"expected a boolean, found {_first_bad(series, bad)}",
+                              source=source, where=where)
         if pd.api.types.is_integer_dtype(series):
             bad = ~series.isin([0, 1]).to_numpy() & series.notna().to_numpy()
             if not bad.any():
@@ -357,9 +366,13 @@ def uber_eligible(
 ) -> bool:
     """Whether MapReduce would run a job in uber mode (inside its AM container).
 
-    Hadoop's criteria: ``mapreduce.job.ubertask.enable`` is true (assumed unless ``conf`` says
-    otherwise), maps ≤ ``maxmaps``, reduces ≤ ``maxreduces`` (at most 1) and input ≤
-    ``maxbytes``. Such jobs are not probed; their size comes from history.
+    Hadoop's criteria: ``mapreduce.job.ubertask.enable`` is true, maps ≤ ``maxmaps``, reduces ≤
+    ``maxreduces`` (at most 1) and input ≤ ``maxbytes``. Such jobs are not probed; their size
+    comes from history.
+
+    Hadoop ships with uber mode disabled; jobsize assumes the paper's setting — a cluster that
+    enables it, where "uber" is the marker of a tiny job — unless ``conf`` sets
+    ``mapreduce.job.ubertask.enable`` to false.
     """
     conf = conf or {}
     enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower() == "true"

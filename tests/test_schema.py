@@ -130,3 +130,11 @@ def test_atomic_write_gives_the_umask_permissions_not_0600(tmp_path, monkeypatch
     monkeypatch.setattr(jobsize.atomic, "_UMASK", 0o027)
     jobsize.atomic.atomic_write_text(tmp_path / "n.json", "{}")
     assert (tmp_path / "n.json").stat().st_mode & 0o777 == 0o640
+
+
+def test_boolean_column_with_missing_values_is_accepted():
+    frame = schema.records([_row(uberized=True), _row(uberized=None), _row(uberized=False)])
+    assert frame["uberized"].tolist()[0] is True
+    assert frame["uberized"].isna().tolist() == [False, True, False]
+    with pytest.raises(SchemaError, match="row 1: 'yes'"):
+        schema.records([_row(uberized=True), _row(uberized="yes")])
