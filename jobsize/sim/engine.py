@@ -1,0 +1,547 @@
+"""The YARN container model: an event loop over nodes, containers and jobs.
+
+A job is submitted, asks for its ApplicationMaster container, and once the AM runs (after
+``am_startup_s``) asks for its map containers; its reduces are asked for when the completed
+fraction of maps reaches ``slowstart`` (``mapreduce.job.reduce.slowstart.completedmaps``, 0.05).
+A reduce started before the last map finished finishes at ``max(start + duration, maps_done +
+tail)`` (it shuffles while maps run). The job finishes when its last task does and releases its
+AM. Uber jobs run all their tasks one after another inside the AM container. In the MRv1 slot
+mode (``cluster.slots``) there is no AM and no uber mode: a job's maps are pending from its
+submission.
+
+Which job gets free resources is the policy's decision (:mod:`jobsize.sim.policy`); the loop
+offers a node when a container on it ends, and every node with room when new demand appears.
+Events at the same instant are all processed before resources are offered.
+
+Speed: task durations stay in the workload's numpy arrays until a job's AM starts (then its
+durations become two short lists); the only heap is the one of timed events (container
+completions, AM start-ups, policy wake-ups); per-job state lives in flat lists. There is no
+Python object per task.
+
+Observable state a policy may read (lists indexed by job): ``submit``, ``n_maps``,
+``n_reduces``, ``maps_done``, ``reduces_done``, ``maps_todo`` (not yet launched),
+``reduces_todo``, ``reduce_ready``, ``use0``/``use1`` (allocated memory MB or map slots /
+vcores or reduce slots, AM included), ``running`` (task containers), ``phase`` (0 not yet
+submitted, 1 waiting for its AM, 2 AM starting, 3 running, 4 finished), ``req0``/``req1``
+(requests, ``req0[kind][j]``), ``uber``; cluster-wide ``now``, ``total0``/``total1``,
+``free0``/``free1`` (per node), ``jobs`` (the per-job frame without task durations).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from jobsize.errors import ConfigError, SimulationError
+from jobsize.sim.cluster import Cluster
+from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Policy
+from jobsize.sim.sizes import SizeEstimates, SizeSource
+from jobsize.sim.workload import Workload
+
+INF = math.inf
+_AM_READY, _UBER_DONE, _WAKE = 4, 5, 6
+WAITING = INF  # finish time of a reduce that waits for its job's last map
+
+
+@dataclass
+class SimResult:
+    """Outcome of one run: per-job times and, with ``record=True``, every container."""
+
+    jobs: pd.DataFrame
+    attempts: pd.DataFrame | None
+    policy: str
+    cluster: str
+    events: int
+    wall_s: float
+    meta: dict[str, object] = field(default_factory=dict)
+
+
+class Simulation:
+    """One run of ``policy`` on ``workload`` over ``cluster`` (see the module docstring)."""
+
+    def __init__(self, workload: Workload, cluster: Cluster, policy: Policy, *,
+                 slowstart: float = 0.05, am_startup_s: float = 0.0,
+                 max_am_share: float = 0.5, record: bool = False) -> None:
+        if not 0.0 <= slowstart <= 1.0:
+            raise ConfigError(f"reduce slow-start {slowstart!r} is not a fraction in [0, 1]")
+        if not 0.0 < max_am_share <= 1.0:
+            raise ConfigError(f"max AM share {max_am_share!r} is not a fraction in (0, 1]")
+        if am_startup_s < 0:
+            raise ConfigError(f"AM start-up time {am_startup_s!r} is negative")
+        workload.check_fits(cluster)
+        self.workload, self.cluster, self.policy = workload, cluster, policy
+        self.slowstart, self.am_startup_s, self.record = slowstart, am_startup_s, record
+        self.slots = cluster.slots
+        n = workload.n_jobs
+        w = workload
+        self.n = n
+        self.jobs = w.jobs.drop(columns=[], errors="ignore")
+        self.submit: list[float] = w.submit_s().tolist()
+        self.n_maps: list[int] = w.n_maps.tolist()
+        self.n_reduces: list[int] = w.n_reduces.tolist()
+        req = w.requests(self.slots)
+        self.req0 = [req[:, k, 0].tolist() for k in range(3)]
+        self.req1 = [req[:, k, 1].tolist() for k in range(3)]
+        self.uber: list[bool] = ([False] * n if self.slots
+                                 else w.jobs["uber"].to_numpy(bool).tolist())
+        self.free0: list[int] = cluster.capacity[:, 0].tolist()
+        self.free1: list[int] = cluster.capacity[:, 1].tolist()
+        self.total0, self.total1 = cluster.total
+        self.am_limit0 = max_am_share * self.total0
+        self.am_limit1 = max_am_share * self.total1
+        self.am_used0 = self.am_used1 = 0
+        self._am_ok = True
+        self._am_waiting: dict[int, None] = {}
+        used = np.zeros((n, 3), bool)
+        used[:, AM] = not self.slots
+        used[:, MAP] = w.n_maps > 0
+        used[:, REDUCE] = w.n_reduces > 0
+        r0, r1 = req[:, :, 0][used], req[:, :, 1][used]
+        self.min0 = int(r0.min()) if len(r0) else 0
+        self.min1 = int(r1.min()) if len(r1) else 0
+        self.room = {i for i in range(cluster.n_nodes) if self._has_room(i)}
+        # per-job progress
+        self.phase = [0] * n
+        self.maps_todo = [0] * n
+        self.reduces_todo = [0] * n
+        self.maps_done = [0] * n
+        self.reduces_done = [0] * n
+        self.reduce_ready = [False] * n
+        self.running = [0] * n
+        self.use0 = [0] * n
+        self.use1 = [0] * n
+        self.am_node = [-1] * n
+        self.am_cid = [-1] * n
+        self.am_start = [math.nan] * n
+        self.finish = [math.nan] * n
+        self._conts: list[dict[int, None]] = [{} for _ in range(n)]
+        self._mdur: list[list[float] | None] = [None] * n
+        self._rdur: list[list[float] | None] = [None] * n
+        self._rtail: list[list[float] | None] = [None] * n
+        self._mnext = [0] * n
+        self._rnext = [0] * n
+        self._retry: dict[tuple[int, int], list[int]] = {}
+        self._waiting: dict[int, list[int]] = {}
+        self._red_threshold = [self._threshold(m) for m in self.n_maps]
+        # events
+        self.now = 0.0
+        self._heap: list[tuple[float, int]] = []
+        self._events: dict[int, tuple] = {}
+        self._seq = 0
+        self.pending = 0
+        self._offer_all = False
+        self._dirty: set[int] = set()
+        self._attempts: list[tuple] = []
+        self.n_events = 0
+
+    # ---------------------------------------------------------------------------------------
+    # queries for policies
+
+    def _threshold(self, n_maps: int) -> int:
+        """Smallest number of completed maps k with k / n_maps ≥ slowstart."""
+        if n_maps == 0:
+            return 0
+        k = math.ceil(self.slowstart * n_maps - 1e-9)
+        return min(max(k, 0), n_maps)
+
+    def _has_room(self, node: int) -> bool:
+        f0, f1 = self.free0[node], self.free1[node]
+        return f0 >= self.min0 and f1 >= self.min1 and f0 + f1 > 0
+
+    def has_demand(self, j: int) -> bool:
+        """Whether job ``j`` waits for a container (AM, map or ready reduce)."""
+        ph = self.phase[j]
+        if ph == 1:
+            return self._am_ok
+        if ph != 3:
+            return False
+        return self.maps_todo[j] > 0 or (self.reduce_ready[j] and self.reduces_todo[j] > 0)
+
+    def next_kind(self, j: int, node: int) -> int:
+        """The container ``j`` would launch on ``node`` (AM, MAP, REDUCE), or -1 if none fits."""
+        ph = self.phase[j]
+        f0, f1 = self.free0[node], self.free1[node]
+        if ph == 1:
+            r0, r1 = self.req0[AM][j], self.req1[AM][j]
+            if r0 > f0 or r1 > f1 or not self._am_ok:
+                return -1
+            if self.am_used0 and (self.am_used0 + r0 > self.am_limit0
+                                  or self.am_used1 + r1 > self.am_limit1):
+                return -1  # maxAMShare: AMs may not crowd out the tasks they wait for
+            return AM
+        if ph != 3:
+            return -1
+        if self.maps_todo[j] and self.req0[MAP][j] <= f0 and self.req1[MAP][j] <= f1:
+            return MAP
+        if (self.reduce_ready[j] and self.reduces_todo[j] and self.req0[REDUCE][j] <= f0
+                and self.req1[REDUCE][j] <= f1):
+            return REDUCE
+        return -1
+
+    def containers(self, j: int) -> list[int]:
+        """Running task and extra containers of ``j`` (AM excluded), oldest first."""
+        return list(self._conts[j])
+
+    def container(self, cid: int) -> tuple | None:
+        """(kind, job, node, start) of a running container, or None."""
+        rec = self._events.get(cid)
+        return None if rec is None else rec[:4]
+
+    def estimates(self, source: SizeSource) -> SizeEstimates:
+        """Size estimates of this run's jobs from ``source`` — a policy's only way to sizes."""
+        return source.estimate(self.workload)
+
+    # ---------------------------------------------------------------------------------------
+    # actions for policies
+
+    def wake_at(self, when: float, tag: object = None) -> int:
+        """Call ``policy.on_wake(tag)`` at time ``when`` (not before now). Returns its id."""
+        seq = self._push(max(when, self.now), (_WAKE, tag))
+        return seq
+
+    def cancel(self, seq: int) -> None:
+        """Drop a pending wake-up."""
+        rec = self._events.get(seq)
+        if rec is not None and rec[0] == _WAKE:
+            del self._events[seq]
+
+    def request_offers(self) -> None:
+        """Offer every node with room once the current instant's events are processed."""
+        self._offer_all = True
+
+    def kill(self, cid: int) -> None:
+        """Kill a running task or extra container; a task becomes pending again."""
+        rec = self._events.pop(cid, None)
+        if rec is None or rec[0] > EXTRA:
+            raise SimulationError(f"container {cid} is not running")
+        kind, j, node, start, idx = rec[0], rec[1], rec[2], rec[3], rec[4]
+        r0, r1 = self._release(j, kind, node, cid, rec)
+        if self.record:
+            self._attempts.append((j, kind, idx, node, start, self.now, False, r0, r1))
+        if kind == EXTRA:
+            self.policy.on_extra_done(j, idx, node, cid, False)
+            return
+        self._retry.setdefault((j, kind), []).append(idx)
+        if kind == MAP:
+            self.maps_todo[j] += 1
+            self.pending += 1
+        else:
+            self.reduces_todo[j] += 1
+            if self.reduce_ready[j]:
+                self.pending += 1
+        self.policy.on_release(j, kind, node, cid, self.now - start, False)
+        self._demand(j)
+
+    # ---------------------------------------------------------------------------------------
+    # internals
+
+    def _push(self, when: float, rec: tuple) -> int:
+        self._seq += 1
+        seq = self._seq
+        self._events[seq] = rec
+        if when != WAITING:
+            heapq.heappush(self._heap, (when, seq))
+        return seq
+
+    def _demand(self, j: int) -> None:
+        self._offer_all = True
+        self.policy.on_demand(j)
+
+    def _alloc(self, node: int, r0: int, r1: int) -> None:
+        f0 = self.free0[node] - r0
+        f1 = self.free1[node] - r1
+        if f0 < 0 or f1 < 0:
+            raise SimulationError(f"policy {self.policy.name} over-allocated node {node}")
+        self.free0[node], self.free1[node] = f0, f1
+        if not (f0 >= self.min0 and f1 >= self.min1 and f0 + f1 > 0):
+            self.room.discard(node)
+
+    def _free(self, node: int, r0: int, r1: int) -> None:
+        self.free0[node] += r0
+        self.free1[node] += r1
+        if self._has_room(node):
+            self.room.add(node)
+        self._dirty.add(node)
+
+    def _release(self, j: int, kind: int, node: int, cid: int, rec: tuple) -> tuple[int, int]:
+        if kind == EXTRA:
+            r0, r1 = rec[5], rec[6]
+        else:
+            r0, r1 = self.req0[kind][j], self.req1[kind][j]
+            self.running[j] -= 1
+        self._free(node, r0, r1)
+        self.use0[j] -= r0
+        self.use1[j] -= r1
+        del self._conts[j][cid]
+        return r0, r1
+
+    def _launch(self, j: int, kind: int, node: int) -> None:
+        now = self.now
+        if kind == AM:
+            r0, r1 = self.req0[AM][j], self.req1[AM][j]
+            self._alloc(node, r0, r1)
+            self.use0[j] += r0
+            self.use1[j] += r1
+            self.phase[j] = 2
+            self.pending -= 1
+            del self._am_waiting[j]
+            self._am_account(r0, r1)
+            self.am_node[j] = node
+            self.am_start[j] = now
+            if self.uber[j]:
+                w = self.workload
+                work = (float(w.map_s[w.map_off[j]:w.map_off[j + 1]].sum())
+                        + float(w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].sum()))
+                cid = self._push(now + self.am_startup_s + work, (_UBER_DONE, j, node, now))
+            else:
+                cid = self._push(now + self.am_startup_s, (_AM_READY, j, node, now))
+            self.am_cid[j] = cid
+            self.policy.on_launch(j, AM, node, cid)
+            return
+        if kind == EXTRA:
+            r0, r1, duration, tag = self.policy.extra_request(j, node)
+            self._alloc(node, r0, r1)
+            self.use0[j] += r0
+            self.use1[j] += r1
+            cid = self._push(now + duration, (EXTRA, j, node, now, tag, r0, r1))
+            self._conts[j][cid] = None
+            self.policy.on_launch(j, EXTRA, node, cid)
+            return
+        r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        self._alloc(node, r0, r1)
+        self.use0[j] += r0
+        self.use1[j] += r1
+        self.running[j] += 1
+        self.pending -= 1
+        retry = self._retry.get((j, kind)) if self._retry else None
+        if kind == MAP:
+            self.maps_todo[j] -= 1
+            if retry:
+                idx = retry.pop()
+            else:
+                idx = self._mnext[j]
+                self._mnext[j] = idx + 1
+            finish = now + self._mdur[j][idx]  # type: ignore[index]
+        elif kind == REDUCE:
+            self.reduces_todo[j] -= 1
+            if retry:
+                idx = retry.pop()
+            else:
+                idx = self._rnext[j]
+                self._rnext[j] = idx + 1
+            waits = self.maps_done[j] < self.n_maps[j]
+            finish = WAITING if waits else now + self._rdur[j][idx]  # type: ignore[index]
+        else:
+            raise SimulationError(f"policy {self.policy.name} chose an unknown kind {kind!r}")
+        cid = self._push(finish, (kind, j, node, now, idx))
+        if finish == WAITING:
+            self._waiting.setdefault(j, []).append(cid)
+        self._conts[j][cid] = None
+        self.policy.on_launch(j, kind, node, cid)
+
+    def _arrive(self, j: int) -> None:
+        if self.slots:
+            self.am_start[j] = self.now
+            self.policy.on_arrival(j)
+            self._am_ready(j)
+            return
+        self.phase[j] = 1
+        self.pending += 1
+        self._am_waiting[j] = None
+        self.policy.on_arrival(j)
+        self._demand(j)
+
+    def _am_ready(self, j: int) -> None:
+        w = self.workload
+        self.phase[j] = 3
+        self._mdur[j] = w.map_s[w.map_off[j]:w.map_off[j + 1]].tolist()
+        self._rdur[j] = w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].tolist()
+        self._rtail[j] = w.reduce_tail_s[w.reduce_off[j]:w.reduce_off[j + 1]].tolist()
+        self.maps_todo[j] = self.n_maps[j]
+        self.reduces_todo[j] = self.n_reduces[j]
+        self.pending += self.n_maps[j]
+        if self.n_maps[j] == 0 and self.n_reduces[j] == 0:
+            self._finish_job(j)
+            return
+        self._check_reduces(j)
+        self._demand(j)
+
+    def _am_account(self, r0: int, r1: int) -> None:
+        self.am_used0 += r0
+        self.am_used1 += r1
+        ok = self.am_used0 < self.am_limit0 and self.am_used1 < self.am_limit1
+        if ok and not self._am_ok:
+            self._am_ok = True
+            for j in list(self._am_waiting):
+                self._demand(j)
+        self._am_ok = ok
+
+    def _check_reduces(self, j: int) -> None:
+        if not self.reduce_ready[j] and self.maps_done[j] >= self._red_threshold[j]:
+            self.reduce_ready[j] = True
+            if self.reduces_todo[j]:
+                self.pending += self.reduces_todo[j]
+                self._demand(j)
+
+    def _maps_finished(self, j: int) -> None:
+        waiting = self._waiting.pop(j, None)
+        if not waiting:
+            return
+        now = self.now
+        rdur, rtail = self._rdur[j], self._rtail[j]
+        for cid in waiting:
+            rec = self._events.get(cid)
+            if rec is None:
+                continue  # killed while waiting
+            start, idx = rec[3], rec[4]
+            finish = max(start + rdur[idx], now + rtail[idx])  # type: ignore[index]
+            heapq.heappush(self._heap, (finish, cid))
+
+    def _finish_job(self, j: int) -> None:
+        self.phase[j] = 4
+        self.finish[j] = self.now
+        self._events.pop(self.am_cid[j], None)
+        node = self.am_node[j]
+        if node >= 0:
+            r0, r1 = self.req0[AM][j], self.req1[AM][j]
+            self._free(node, r0, r1)
+            self.use0[j] -= r0
+            self.use1[j] -= r1
+            self._am_account(-r0, -r1)
+            if self.record:
+                self._attempts.append((j, AM, 0, node, self.am_start[j], self.now, True, r0, r1))
+            self.policy.on_release(j, AM, node, self.am_cid[j], self.now - self.am_start[j], True)
+        self._mdur[j] = self._rdur[j] = self._rtail[j] = None
+        self.policy.on_job_finish(j)
+
+    def _task_done(self, cid: int, rec: tuple) -> None:
+        kind, j, node, start, idx = rec[0], rec[1], rec[2], rec[3], rec[4]
+        r0, r1 = self._release(j, kind, node, cid, rec)
+        now = self.now
+        if self.record:
+            self._attempts.append((j, kind, idx, node, start, now, True, r0, r1))
+        if kind == EXTRA:
+            self.policy.on_extra_done(j, idx, node, cid, True)
+            return
+        self.policy.on_release(j, kind, node, cid, now - start, True)
+        if kind == MAP:
+            done = self.maps_done[j] = self.maps_done[j] + 1
+            if not self.reduce_ready[j]:
+                self._check_reduces(j)
+            if done == self.n_maps[j]:
+                self._maps_finished(j)
+                if self.reduces_done[j] == self.n_reduces[j]:
+                    self._finish_job(j)
+        else:
+            done = self.reduces_done[j] = self.reduces_done[j] + 1
+            if done == self.n_reduces[j] and self.maps_done[j] == self.n_maps[j]:
+                self._finish_job(j)
+
+    def _uber_done(self, j: int) -> None:
+        if self.record:
+            w, t = self.workload, self.am_start[j] + self.am_startup_s
+            node = self.am_node[j]
+            for kind, durs in ((MAP, w.map_s[w.map_off[j]:w.map_off[j + 1]]),
+                               (REDUCE, w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]])):
+                for idx, d in enumerate(durs.tolist()):
+                    self._attempts.append((j, kind, idx, node, t, t + d, True, 0, 0))
+                    t += d
+        self.maps_done[j], self.reduces_done[j] = self.n_maps[j], self.n_reduces[j]
+        self._finish_job(j)
+
+    def _fill(self, node: int) -> None:
+        free0, free1, min0, min1 = self.free0, self.free1, self.min0, self.min1
+        choose, policy = self.policy.choose, self.policy
+        while (self.pending or policy.extra_pending) and free0[node] >= min0 \
+                and free1[node] >= min1 and free0[node] + free1[node] > 0:
+            pick = choose(node)
+            if pick is None:
+                return
+            self._launch(pick[0], pick[1], node)
+
+    def _offer(self) -> None:
+        if self._offer_all:
+            self._offer_all = False
+            self._dirty.clear()
+            for node in sorted(self.room):
+                if not (self.pending or self.policy.extra_pending):
+                    break
+                self._fill(node)
+        else:
+            dirty = sorted(self._dirty)
+            self._dirty.clear()
+            for node in dirty:
+                self._fill(node)
+        self._dirty.clear()
+
+    # ---------------------------------------------------------------------------------------
+
+    def run(self) -> SimResult:
+        """Run to the last job's completion and return per-job times."""
+        t0 = time.perf_counter()
+        self.policy.bind(self)
+        heap, events, submit, n = self._heap, self._events, self.submit, self.n
+        heappop = heapq.heappop
+        nxt = 0
+        while True:
+            t_heap = heap[0][0] if heap else INF
+            t_arr = submit[nxt] if nxt < n else INF
+            now = t_arr if t_arr < t_heap else t_heap
+            if now == INF:
+                break
+            self.now = now
+            while nxt < n and submit[nxt] <= now:
+                self._arrive(nxt)
+                nxt += 1
+            while heap and heap[0][0] <= now:
+                seq = heappop(heap)[1]
+                rec = events.pop(seq, None)
+                if rec is None:
+                    continue
+                self.n_events += 1
+                kind = rec[0]
+                if kind <= EXTRA:
+                    self._task_done(seq, rec)
+                elif kind == _AM_READY:
+                    events[seq] = rec  # the AM container stays alive until the job ends
+                    self._am_ready(rec[1])
+                elif kind == _UBER_DONE:
+                    self._uber_done(rec[1])
+                else:
+                    self.policy.on_wake(rec[1])
+                    self._offer_all = True
+            if self._offer_all or self._dirty:
+                self._offer()
+        unfinished = [j for j in range(n) if self.phase[j] != 4]
+        if unfinished:
+            j = unfinished[0]
+            raise SimulationError(f"{len(unfinished)} jobs never finished (first: "
+                                  f"{self.jobs['job_id'].iloc[j]}); policy {self.policy.name} "
+                                  "left demand waiting with nothing running",
+                                  source=self.workload.name)
+        return self._result(time.perf_counter() - t0)
+
+    def _result(self, wall: float) -> SimResult:
+        submit = np.asarray(self.submit)
+        finish = np.asarray(self.finish)
+        jobs = pd.DataFrame({
+            "job_id": self.jobs["job_id"].to_numpy(), "submit_s": submit,
+            "start_s": np.asarray(self.am_start), "finish_s": finish,
+            "response_s": finish - submit,
+        })
+        attempts = None
+        if self.record:
+            attempts = pd.DataFrame(self._attempts, columns=[
+                "job", "kind", "task", "node", "start_s", "end_s", "completed", "r0", "r1"])
+        return SimResult(jobs, attempts, self.policy.describe(), self.cluster.describe(),
+                         self.n_events, wall)
+
+
+def simulate(workload: Workload, cluster: Cluster, policy: Policy, **options: object) -> SimResult:
+    """Run ``policy`` on ``workload`` over ``cluster``; options as :class:`Simulation`."""
+    return Simulation(workload, cluster, policy, **options).run()  # type: ignore[arg-type]

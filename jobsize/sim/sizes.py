@@ -1,0 +1,99 @@
+"""Size sources: the only way job sizes reach a size-based policy.
+
+A policy never reads task durations. It holds a :class:`SizeSource` and asks it, once, for
+:class:`SizeEstimates` of the workload it is bound to; only :class:`ExactSizes` hands back the
+truth. Further sources (a fitted model applied to probe records, a measured error
+distribution) implement the same two members:
+
+- ``name`` — how reports name the source (``exact``, ``lognormal(σ=0.5)``, ...);
+- ``estimate(workload) -> SizeEstimates`` — per-job estimates aligned with the workload's jobs,
+  with ``known_after_s``, the delay after submission before the estimate exists (0 for exact
+  and lognormal sources; a probe's latency for a fitted model).
+
+Sizes follow eq 5: S = R_m·SE_m + R_r·SE_r in memory MB·s (AM excluded), with the per-phase
+parts SE_m, SE_r in seconds of task time.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from jobsize.errors import ConfigError
+from jobsize.sim.workload import Workload
+
+
+@dataclass(frozen=True)
+class SizeEstimates:
+    """Per-job estimated sizes (arrays aligned with the workload's jobs)."""
+
+    map_time_s: np.ndarray  # SE_m
+    reduce_time_s: np.ndarray  # SE_r
+    size_mb_s: np.ndarray  # S (eq 5), memory MB·s
+    known_after_s: np.ndarray  # delay after submission before the estimate is available
+    source: str = ""
+
+    @classmethod
+    def from_phases(cls, workload: Workload, se_m: np.ndarray, se_r: np.ndarray,
+                    known_after_s: np.ndarray | None = None, source: str = "") -> SizeEstimates:
+        j = workload.jobs
+        size = (j["map_mb"].to_numpy(np.float64) * se_m
+                + j["reduce_mb"].to_numpy(np.float64) * se_r)
+        delay = np.zeros(len(se_m)) if known_after_s is None else np.asarray(known_after_s, float)
+        return cls(np.asarray(se_m, float), np.asarray(se_r, float), size, delay, source)
+
+
+class SizeSource(ABC):
+    """Where a size-based policy gets its job sizes (see the module docstring)."""
+
+    name: str = "size source"
+
+    @abstractmethod
+    def estimate(self, workload: Workload) -> SizeEstimates:
+        """Estimates for every job of ``workload``."""
+
+
+class ExactSizes(SizeSource):
+    """The true sizes: the only source through which a policy sees them."""
+
+    name = "exact"
+
+    def estimate(self, workload: Workload) -> SizeEstimates:
+        return SizeEstimates.from_phases(workload, workload.map_work_s(),
+                                         workload.reduce_work_s(), source=self.name)
+
+
+class LognormalSizes(SizeSource):
+    """True sizes times exp(σ·Z), one standard normal Z per job, seeded.
+
+    The same factor scales SE_m, SE_r and S, so the error is on the job's size as a whole (the
+    error model of the size-based scheduling literature, e.g. PSBS).
+    """
+
+    def __init__(self, sigma: float, seed: int = 0) -> None:
+        if not (sigma >= 0 and np.isfinite(sigma)):
+            raise ConfigError(f"lognormal σ must be a non-negative number, found {sigma!r}")
+        self.sigma, self.seed = float(sigma), int(seed)
+        self.name = f"lognormal(σ={self.sigma:g}, seed={self.seed})"
+
+    def factors(self, n: int) -> np.ndarray:
+        return np.exp(self.sigma * np.random.default_rng(self.seed).standard_normal(n))
+
+    def estimate(self, workload: Workload) -> SizeEstimates:
+        f = self.factors(workload.n_jobs)
+        return SizeEstimates.from_phases(workload, workload.map_work_s() * f,
+                                         workload.reduce_work_s() * f, source=self.name)
+
+
+def size_source(spec: str | float | None, seed: int = 0) -> SizeSource:
+    """``None``/``"exact"``/0 → exact; a number σ or ``"lognormal:σ"`` → lognormal with ``seed``."""
+    if spec is None or spec == "exact":
+        return ExactSizes()
+    text = str(spec).removeprefix("lognormal:")
+    try:
+        sigma = float(text)
+    except ValueError:
+        raise ConfigError(f"size source {spec!r}: expected 'exact' or a σ like 0.5") from None
+    return ExactSizes() if sigma == 0 else LognormalSizes(sigma, seed)
