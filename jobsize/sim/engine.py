@@ -95,7 +95,6 @@ class Simulation:
         self.am_limit0 = max_am_share * self.total0
         self.am_limit1 = max_am_share * self.total1
         self.am_used0 = self.am_used1 = 0
-        self._am_ok = True
         self._am_waiting: dict[int, None] = {}
         used = np.zeros((n, 3), bool)
         used[:, AM] = not self.slots
@@ -104,6 +103,15 @@ class Simulation:
         r0, r1 = req[:, :, 0][used], req[:, :, 1][used]
         self.min0 = int(r0.min()) if len(r0) else 0
         self.min1 = int(r1.min()) if len(r1) else 0
+        am_shapes = {(a, b) for a, b in zip(self.req0[AM], self.req1[AM], strict=True)}
+        task_shapes = set()
+        for kind, mask in ((MAP, used[:, MAP]), (REDUCE, used[:, REDUCE])):
+            task_shapes |= set(map(tuple, req[mask, kind, :].tolist()))
+        #: every job asks for the same AM (task) container: a queue may stop at the first misfit
+        self.uniform_am = len(am_shapes) <= 1
+        self.uniform_task = len(task_shapes) <= 1
+        self._min_am0 = min(self.req0[AM], default=0)
+        self._min_am1 = min(self.req1[AM], default=0)
         self.room = {i for i in range(cluster.n_nodes) if self._has_room(i)}
         # per-job progress
         self.phase = [0] * n
@@ -157,7 +165,7 @@ class Simulation:
         """Whether job ``j`` waits for a container (AM, map or ready reduce)."""
         ph = self.phase[j]
         if ph == 1:
-            return self._am_ok
+            return True
         if ph != 3:
             return False
         return self.maps_todo[j] > 0 or (self.reduce_ready[j] and self.reduces_todo[j] > 0)
@@ -168,7 +176,7 @@ class Simulation:
         f0, f1 = self.free0[node], self.free1[node]
         if ph == 1:
             r0, r1 = self.req0[AM][j], self.req1[AM][j]
-            if r0 > f0 or r1 > f1 or not self._am_ok:
+            if r0 > f0 or r1 > f1:
                 return -1
             if self.am_used0 and (self.am_used0 + r0 > self.am_limit0
                                   or self.am_used1 + r1 > self.am_limit1):
@@ -182,6 +190,11 @@ class Simulation:
                 and self.req1[REDUCE][j] <= f1):
             return REDUCE
         return -1
+
+    def am_admissible(self) -> bool:
+        """Whether the max AM share leaves room for the smallest AM."""
+        return not self.am_used0 or (self.am_used0 + self._min_am0 <= self.am_limit0
+                                     and self.am_used1 + self._min_am1 <= self.am_limit1)
 
     def containers(self, j: int) -> list[int]:
         """Running task and extra containers of ``j`` (AM excluded), oldest first."""
@@ -374,12 +387,8 @@ class Simulation:
     def _am_account(self, r0: int, r1: int) -> None:
         self.am_used0 += r0
         self.am_used1 += r1
-        ok = self.am_used0 < self.am_limit0 and self.am_used1 < self.am_limit1
-        if ok and not self._am_ok:
-            self._am_ok = True
-            for j in list(self._am_waiting):
-                self._demand(j)
-        self._am_ok = ok
+        if r0 < 0 and self._am_waiting:
+            self._offer_all = True  # an AM slot opened: waiting jobs may start
 
     def _check_reduces(self, j: int) -> None:
         if not self.reduce_ready[j] and self.maps_done[j] >= self._red_threshold[j]:

@@ -2,9 +2,14 @@
 
 A :class:`KeyedQueue` keeps the jobs that wait for containers ordered by a key the policy
 defines (arrival for FIFO, usage/weight for Fair, estimated remaining size for SRPT, virtual
-size for FSPY's size-based queue). Keys live in a heap with lazy invalidation: ``touch(j)``
+size for FSPY's size-based queue). Keys live in heaps with lazy invalidation: ``touch(j)``
 pushes a fresh entry and makes the old one stale, so a decision never scans all jobs. A job
 without demand leaves the queue when met at the top; ``on_demand`` brings it back.
+
+Jobs waiting for their AM and jobs running tasks sit in two heaps. When the head of a heap
+cannot use a node and every job in that heap asks for the same container shape (the usual
+case: one AM size, one task size), no other job of that heap can either, so ``pick`` stops
+looking there instead of walking past hundreds of jobs waiting for an AM slot.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jobsize.sim.engine import Simulation
 
+Entry = tuple[float, int, int]  # key, job, version
+
 
 class KeyedQueue:
     """Jobs with pending demand, smallest key first (ties: earlier job)."""
@@ -23,9 +30,10 @@ class KeyedQueue:
     def __init__(self, sim: Simulation, key: Callable[[int], float]) -> None:
         self.sim = sim
         self.key = key
-        self._heap: list[tuple[float, int, int]] = []
+        self._heaps: tuple[list[Entry], list[Entry]] = ([], [])  # waiting for AM, running
         self._ver: dict[int, int] = {}  # job -> version of its live entry (absent: not queued)
         self._n = 0
+        self._uniform = (sim.uniform_am, sim.uniform_task)
 
     def __contains__(self, j: int) -> bool:
         return j in self._ver
@@ -39,62 +47,74 @@ class KeyedQueue:
 
     def touch(self, j: int) -> None:
         """(Re)insert ``j`` with its current key, if it has demand; drop it otherwise."""
-        if self.sim.has_demand(j):
+        sim = self.sim
+        if sim.has_demand(j):
             self._n += 1
             self._ver[j] = self._n
-            heapq.heappush(self._heap, (self.key(j), j, self._n))
-            if len(self._heap) > 64 and len(self._heap) > 4 * len(self._ver):
-                self._compact()
+            heap = self._heaps[0 if sim.phase[j] == 1 else 1]
+            heapq.heappush(heap, (self.key(j), j, self._n))
+            if len(heap) > 64 and len(heap) > 4 * len(self._ver):
+                self._compact(heap)
         else:
             self._ver.pop(j, None)
 
     def add(self, j: int) -> None:
-        """Insert ``j`` unless already queued (its key has not changed)."""
-        if j not in self._ver:
+        """Insert ``j`` unless already queued in the right heap (its key has not changed)."""
+        if j not in self._ver or self.sim.phase[j] == 3:  # an AM start moves it between heaps
             self.touch(j)
 
     def remove(self, j: int) -> None:
         self._ver.pop(j, None)
 
-    def _compact(self) -> None:
+    def _compact(self, heap: list[Entry]) -> None:
         ver = self._ver
-        self._heap = [e for e in self._heap if ver.get(e[1]) == e[2]]
-        heapq.heapify(self._heap)
+        heap[:] = [e for e in heap if ver.get(e[1]) == e[2]]
+        heapq.heapify(heap)
 
-    def head(self) -> int:
-        """The first job with demand, or -1."""
-        heap, ver, has_demand = self._heap, self._ver, self.sim.has_demand
-        while heap:
-            _, j, v = heap[0]
-            if ver.get(j) != v:
-                heapq.heappop(heap)
-            elif not has_demand(j):
-                heapq.heappop(heap)
-                del ver[j]
-            else:
-                return j
-        return -1
-
-    def pick(self, node: int) -> tuple[int, int] | None:
-        """The first job whose next container fits ``node``, and that container's kind."""
-        heap, ver, sim = self._heap, self._ver, self.sim
-        skipped: list[tuple[float, int, int]] = []
-        found = None
+    def _top(self, heap: list[Entry]) -> Entry | None:
+        """The live head of ``heap`` (stale entries and jobs without demand are dropped)."""
+        ver, has_demand = self._ver, self.sim.has_demand
         while heap:
             entry = heap[0]
             j = entry[1]
             if ver.get(j) != entry[2]:
                 heapq.heappop(heap)
-                continue
-            kind = sim.next_kind(j, node)
-            if kind >= 0:
-                found = (j, kind)
-                break
-            heapq.heappop(heap)
-            if sim.has_demand(j):
-                skipped.append(entry)  # demand that does not fit this node
-            else:
+            elif not has_demand(j):
+                heapq.heappop(heap)
                 del ver[j]
-        for entry in skipped:
-            heapq.heappush(heap, entry)
+            else:
+                return entry
+        return None
+
+    def head(self) -> int:
+        """The first job with demand, or -1."""
+        tops = [e for e in (self._top(h) for h in self._heaps) if e is not None]
+        return min(tops)[1] if tops else -1
+
+    def pick(self, node: int) -> tuple[int, int] | None:
+        """The first job whose next container fits ``node``, and that container's kind."""
+        sim = self.sim
+        heaps = self._heaps
+        blocked = [not sim.am_admissible(), False]
+        skipped: tuple[list[Entry], list[Entry]] = ([], [])
+        found = None
+        while True:
+            best, h = None, -1
+            for i in (0, 1):
+                if not blocked[i]:
+                    top = self._top(heaps[i])
+                    if top is not None and (best is None or top < best):
+                        best, h = top, i
+            if best is None:
+                break
+            kind = sim.next_kind(best[1], node)
+            if kind >= 0:
+                found = (best[1], kind)
+                break
+            skipped[h].append(heapq.heappop(heaps[h]))
+            if self._uniform[h]:
+                blocked[h] = True  # same shape everywhere in this heap: nothing else fits
+        for i in (0, 1):
+            for entry in skipped[i]:
+                heapq.heappush(heaps[i], entry)
         return found

@@ -1,0 +1,101 @@
+"""Simulator speed on the SWIM Facebook days.
+
+Fluid model: FB-2009 (5,894 jobs) under each policy, in jobs per second, beside a closed-form
+numpy FIFO of the same jobs. YARN model: the FB-2009 day (427,900 tasks at 64 MB blocks) under
+Fair and FIFO (goal ≤ 10 s under Fair) and the FB-2010 day (16.6 M tasks; goal ≤ 180 s), in
+tasks per second, beside a heap-only replay of the same tasks measured in the same run: the
+tasks in job order on as many container slots as the cluster has, each one popping the earliest
+free slot from a heap and pushing its finish — a discrete-event replay with no scheduling
+decisions, the floor a Python event loop cannot go below.
+
+    python benchmarks/sim.py [--quick]    # --quick skips the FB-2010 day
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import row, shared_root
+
+from jobsize.sim.cluster import Cluster
+from jobsize.sim.costmodel import read_swim_workload
+from jobsize.sim.engine import simulate
+from jobsize.sim.fluid import POLICIES, simulate_fluid
+from jobsize.sim.schedulers import FIFO, Fair
+from jobsize.sim.sweep import fluid_sizes
+from jobsize.sim.workload import Workload
+
+
+def heap_replay(workload: Workload, slots: int) -> float:
+    """Seconds to replay every task on ``slots`` identical slots with one heap."""
+    durations = np.concatenate([workload.map_s, workload.reduce_s]).tolist()
+    t0 = time.perf_counter()
+    free = [0.0] * slots
+    push, pop = heapq.heappush, heapq.heappop
+    for d in durations:
+        push(free, pop(free) + d)
+    return time.perf_counter() - t0
+
+
+def fifo_closed_form(arrival: np.ndarray, size: np.ndarray) -> float:
+    t0 = time.perf_counter()
+    done = np.empty_like(size)
+    t = -np.inf
+    for i, (a, s) in enumerate(zip(arrival.tolist(), size.tolist(), strict=True)):
+        t = max(t, a) + s
+        done[i] = t
+    return time.perf_counter() - t0
+
+
+def yarn_rows(label: str, workload: Workload, cluster: Cluster, goal_s: float) -> None:
+    slots = cluster.total[0] // 1024
+    base = heap_replay(workload, slots)
+    n = workload.n_tasks
+    for policy in (Fair(), FIFO()):
+        t0 = time.perf_counter()
+        res = simulate(workload, cluster, policy)
+        wall = time.perf_counter() - t0
+        goal = f"goal ≤ {goal_s:g} s: {'met' if wall <= goal_s else 'MISSED'} ({wall:.1f} s)" \
+            if policy.name == "fair" else f"({wall:.1f} s)"
+        row(f"yarn {label} {policy.describe()} tasks/s", n / wall, "tasks/s", n / base,
+            "heap-only replay", goal)
+        print(f"    {res.events} events, mean response {res.jobs.response_s.mean():.1f} s",
+              flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="skip the FB-2010 day")
+    args = parser.parse_args()
+    swim = shared_root() / "swim"
+    fb09 = read_swim_workload(str(swim / "FB-2009_samples_24_times_1hr_0.tsv"))
+    print(f"FB-2009: {fb09.n_jobs} jobs, {fb09.n_tasks} tasks")
+    paper = Cluster.parse("8x8g×8")
+    size = fluid_sizes(fb09, paper)
+    arrival = fb09.submit_s()
+    base = min(fifo_closed_form(arrival, size) for _ in range(3))
+    for name in POLICIES:
+        if name in ("fspe", "psbs"):
+            continue  # aliases
+        t0 = time.perf_counter()
+        simulate_fluid(arrival, size, name)
+        wall = time.perf_counter() - t0
+        row(f"fluid FB-2009 {name} jobs/s", fb09.n_jobs / wall, "jobs/s", fb09.n_jobs / base,
+            "closed-form FIFO loop")
+    yarn_rows("FB-2009 16x8g×8", fb09, Cluster.parse("16x8g×8"), 10.0)
+    if args.quick:
+        return
+    fb10 = read_swim_workload(str(swim / "FB-2010_samples_24_times_1hr_0.tsv"))
+    print(f"FB-2010: {fb10.n_jobs} jobs, {fb10.n_tasks} tasks")
+    yarn_rows("FB-2010 500x8g×8", fb10, Cluster.parse("500x8g×8"), 180.0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""Open a workload by file type: SWIM TSV, Rumen JSON, SLS JSON, a jobsize trace, synthetic."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jobsize.errors import ConfigError, InputError
+from jobsize.sim.costmodel import CostModel, read_swim_workload
+from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.traces import read_local_workload, read_rumen_workload, read_sls_workload
+from jobsize.sim.workload import Workload
+
+FORMATS = ("swim", "rumen", "sls", "trace", "synthetic")
+
+
+def guess_format(spec: str) -> str:
+    if spec.startswith("synthetic"):
+        return "synthetic"
+    name = Path(spec).name.lower()
+    if name.endswith(".tsv"):
+        return "swim"
+    if name.endswith(".parquet"):
+        return "trace"
+    if name.endswith(".json"):
+        return "sls" if "sls" in name else "rumen"
+    raise ConfigError(f"cannot tell the format of workload {spec!r}; pass --format "
+                      f"({', '.join(FORMATS)})")
+
+
+def load_workload(spec: str | os.PathLike[str], fmt: str | None = None, *,
+                  cost_model: CostModel | None = None, seed: int = 0) -> Workload:
+    """Load ``spec``: a file, or ``synthetic[:N]`` for the FB-2009-bin generator."""
+    text = str(spec)
+    fmt = fmt or guess_format(text)
+    if fmt == "synthetic":
+        _, _, count = text.partition(":")
+        try:
+            n = int(count) if count else 100
+        except ValueError:
+            raise ConfigError(f"workload {text!r}: expected synthetic:N") from None
+        return SyntheticFB2009(n_jobs=n, seed=seed).generate()
+    if not Path(text).exists():
+        raise InputError("no such workload file", source=text)
+    if fmt == "swim":
+        return read_swim_workload(text, cost_model or CostModel(seed=seed))
+    if fmt == "rumen":
+        return read_rumen_workload(text)
+    if fmt == "sls":
+        return read_sls_workload(text)
+    if fmt == "trace":
+        return read_local_workload(text)
+    raise ConfigError(f"unknown workload format {fmt!r}; known: {', '.join(FORMATS)}")

@@ -1,0 +1,146 @@
+"""Sweeps: many simulations (segments × schedulers × seeds) run in parallel through joblib.
+
+Each run is an independent task handed to :class:`joblib.Parallel`; nothing here names a
+backend, so ``joblib.parallel_config(backend="dask")`` (or ``"ray"``) around :func:`run_sweep`
+spreads a sweep over a cluster without code changes. Results come back as one per-job table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from jobsize.sim.cluster import Cluster
+from jobsize.sim.engine import simulate
+from jobsize.sim.fluid import make_policy, simulate_fluid
+from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, rcp
+from jobsize.sim.schedulers import make_scheduler
+from jobsize.sim.sizes import LognormalSizes, size_source
+from jobsize.sim.workload import Workload
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """What to run: schedulers by name, seeds of the size sources, the model and its options."""
+
+    schedulers: tuple[str, ...] = ("fair",)
+    seeds: tuple[int, ...] = (0,)
+    sigma: float = 0.0
+    model: str = "yarn"  # yarn | fluid
+    segmentation: Segmentation = field(default_factory=Segmentation)
+    capacity_queues: str | None = None
+    sim_options: dict[str, float] = field(default_factory=dict)
+    fair_name: str = "fair"
+    rcp_alpha: float = 2.0
+    rcp_beta: float = 5.0
+
+
+def _is_size_based(name: str, config: SweepConfig) -> bool:
+    if config.model == "fluid":
+        return name not in ("fifo", "ps", "las")
+    return hasattr(make_scheduler(name), "size_source")
+
+
+def _run_yarn(seg: Workload, cluster: Cluster, name: str, seed: int,
+              config: SweepConfig) -> pd.DataFrame:
+    policy = make_scheduler(name, size_source=size_source(config.sigma, seed),
+                            capacity_queues=config.capacity_queues)
+    res = simulate(seg, cluster, policy, **config.sim_options)  # type: ignore[arg-type]
+    out = res.jobs[["job_id", "submit_s", "finish_s", "response_s"]].copy()
+    out["policy"] = res.policy
+    return out
+
+
+def fluid_sizes(seg: Workload, cluster: Cluster) -> np.ndarray:
+    """Job sizes in seconds of the whole cluster: S (memory MB·s) / cluster memory."""
+    return seg.sizes()[0] / cluster.total[0]
+
+
+def _run_fluid(seg: Workload, cluster: Cluster, name: str, seed: int,
+               config: SweepConfig) -> pd.DataFrame:
+    size = fluid_sizes(seg, cluster)
+    est = size * LognormalSizes(config.sigma, seed).factors(len(size)) if config.sigma else size
+    submit = seg.submit_s()
+    done = simulate_fluid(submit, size, make_policy(name), est).completion
+    return pd.DataFrame({"job_id": seg.jobs["job_id"].to_numpy(), "submit_s": submit,
+                         "finish_s": done, "response_s": done - submit, "policy": name})
+
+
+def _one(seg: Workload, cluster: Cluster, index: int, name: str, seed: int,
+         config: SweepConfig) -> pd.DataFrame:
+    run = _run_fluid if config.model == "fluid" else _run_yarn
+    out = run(seg, cluster, name, seed, config)
+    out.insert(0, "segment", index)
+    out.insert(1, "scheduler", name)
+    out.insert(2, "seed", seed)
+    return out
+
+
+def _alone(seg: Workload, cluster: Cluster, config: SweepConfig) -> np.ndarray:
+    if config.model == "fluid":
+        return fluid_sizes(seg, cluster)
+    return alone_times(seg, cluster, **config.sim_options)
+
+
+def run_sweep(workload: Workload, cluster: Cluster, config: SweepConfig, *, n_jobs: int = 1,
+              advance: Callable[..., None] | None = None) -> pd.DataFrame:
+    """Per-job results of every (segment, scheduler, seed), with RCP and both slowdowns.
+
+    A Fair run of every segment is added when ``config.fair_name`` is not among the
+    schedulers, because fair slowdown is defined against it. ``advance(n)`` reports progress
+    (one unit per finished simulation).
+    """
+    windows = config.segmentation.windows(workload.n_jobs)
+    segments = [workload.segment(a, b) for a, b in windows]
+    names: Sequence[str] = list(dict.fromkeys([*config.schedulers, config.fair_name]))
+    tasks = []
+    for i, seg in enumerate(segments):
+        for name in names:
+            seeds = config.seeds if _is_size_based(name, config) else config.seeds[:1]
+            tasks.extend(delayed(_one)(seg, cluster, i, name, s, config) for s in seeds)
+    # the "alone" runs of common slowdown, one task per segment's not-yet-covered jobs
+    covered = 0
+    alone_tasks, alone_ranges = [], []
+    for a, b in windows:
+        lo = max(a, covered)
+        if lo < b:
+            alone_tasks.append(delayed(_alone)(workload.segment(lo, b), cluster, config))
+            alone_ranges.append((lo, b))
+            covered = b
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    results = []
+    alone = np.full(workload.n_jobs, np.nan)
+    for k, out in enumerate(parallel([*alone_tasks, *tasks])):
+        if k < len(alone_tasks):
+            lo, hi = alone_ranges[k]
+            alone[lo:hi] = out
+        else:
+            results.append(out)
+        if advance is not None:
+            advance(1)
+    per_job = pd.concat(results, ignore_index=True)
+    starts = np.array([a for a, _ in windows])
+    pos = {jid: k for k, jid in enumerate(workload.jobs["job_id"].astype(str))}
+    per_job["alone_s"] = alone[per_job["job_id"].astype(str).map(pos).to_numpy()]
+    rcps = [rcp(seg, cluster, config.rcp_alpha, config.rcp_beta) for seg in segments]
+    per_job["rcp"] = np.asarray(rcps)[per_job["segment"].to_numpy()]
+    per_job["rcp_group"] = np.round(per_job["rcp"]).astype("Int64")
+    per_job["first_job"] = starts[per_job["segment"].to_numpy()]
+    return add_slowdowns(per_job, config.fair_name)
+
+
+def n_runs(workload: Workload, config: SweepConfig) -> int:
+    """How many tasks :func:`run_sweep` hands to joblib (for a progress bar's total)."""
+    windows = config.segmentation.windows(workload.n_jobs)
+    names = list(dict.fromkeys([*config.schedulers, config.fair_name]))
+    per_seg = sum(len(config.seeds) if _is_size_based(n, config) else 1 for n in names)
+    covered, alone = 0, 0
+    for a, b in windows:
+        if max(a, covered) < b:
+            alone += 1
+            covered = b
+    return len(windows) * per_seg + alone
