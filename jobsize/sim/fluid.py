@@ -73,7 +73,7 @@ class FIFO(FluidPolicy):
     name = "fifo"
 
     def schedule(self, t: float) -> dict[int, float]:
-        return {min(self.est, key=self.arrival_order.__getitem__): 1.0}
+        return {next(iter(self.est)): 1.0}  # dicts keep arrival (enqueue) order
 
 
 class PS(FluidPolicy):
