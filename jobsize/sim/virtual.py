@@ -22,6 +22,14 @@ parallelism bound (APB, eq 3), the paper's choice. Quantities are (memory, vcore
   difference is clipped at 0 rather than growing the size). A job whose memory virtual size
   reaches 0 has finished virtually and leaves the queue.
 
+Alg 2 gives every pending job a share, as if each held its AM. The Fair scheduler it stands for
+admits ApplicationMasters only up to ``maxAMShare`` of the cluster (jobs beyond wait, holding
+nothing); with ``am_share`` set, the virtual cluster does the same — jobs are admitted in
+submission order while their AMs fit in ``am_share`` of the cluster (the first always fits),
+stay admitted until they leave, and VRA shares the cluster among admitted jobs only. Without
+it, once the jobs' AMs fill the cluster every job's ``virtualResource − AM`` is 0 and the
+virtual cluster stops for good.
+
 VSC must run before anything changes the queue (it applies the allocation of the last VRA up
 to now), and VRA after. The virtual cluster knows nothing of the event loop: the scheduler asks
 :meth:`VirtualCluster.next_completion` for the time of the next virtual completion and turns it
@@ -63,11 +71,15 @@ class VirtualJob:
 class VirtualCluster:
     """The virtual Fair cluster of capacity ``(memory MB, vcores)`` (see the module docstring)."""
 
-    def __init__(self, capacity: tuple[float, float], now: float = 0.0) -> None:
+    def __init__(self, capacity: tuple[float, float], now: float = 0.0,
+                 am_share: float | None = None) -> None:
         self.capacity = (float(capacity[0]), float(capacity[1]))
-        self.jobs: dict[int, VirtualJob] = {}
+        self.jobs: dict[int, VirtualJob] = {}  # in submission order
         self._order: list[tuple[float, int]] = []  # (APB memory, job), the virtual queue
         self.last_update = now
+        self.am_share = am_share
+        self.admitted: set[int] = set()
+        self._am_used = [0.0, 0.0]
 
     def __contains__(self, j: int) -> bool:
         return j in self.jobs
@@ -92,6 +104,10 @@ class VirtualCluster:
         job = self.jobs.pop(j, None)
         if job is not None:
             self._order.pop(bisect.bisect_left(self._order, (job.apb_mem, j)))
+            if j in self.admitted:
+                self.admitted.discard(j)
+                self._am_used[0] -= job.am_mem
+                self._am_used[1] -= job.am_vc
 
     def update(self, j: int, size: tuple[float, float], apb: tuple[float, float]) -> None:
         """Set job ``j``'s virtual size and APB (once its size is predicted, eq 10)."""
@@ -117,8 +133,16 @@ class VirtualCluster:
         """Virtual Resource Allocation (Alg 2) over the virtual queue in APB order."""
         rem_mem, rem_vc = self.capacity
         jobs = self.jobs
-        left = len(self._order)
-        for _, j in self._order:
+        if self.am_share is None:
+            queue = self._order
+        else:
+            self._admit()
+            queue = [e for e in self._order if e[1] in self.admitted]
+            for j, job in jobs.items():
+                if j not in self.admitted:
+                    job.res_mem = job.res_vc = 0.0
+        left = len(queue)
+        for _, j in queue:
             job = jobs[j]
             share_mem, share_vc = rem_mem / left, rem_vc / left
             feed = 1.0
@@ -130,6 +154,21 @@ class VirtualCluster:
             rem_mem -= job.res_mem
             rem_vc -= job.res_vc
             left -= 1
+
+    def _admit(self) -> None:
+        """Admit waiting jobs in submission order while their AMs fit in the AM share."""
+        limit_mem = self.am_share * self.capacity[0]  # type: ignore[operator]
+        limit_vc = self.am_share * self.capacity[1]  # type: ignore[operator]
+        used = self._am_used
+        for j, job in self.jobs.items():
+            if j in self.admitted:
+                continue
+            if self.admitted and (used[0] + job.am_mem > limit_mem + 1e-9
+                                  or used[1] + job.am_vc > limit_vc + 1e-9):
+                break  # Fair admits AMs in order: a later job does not jump the queue
+            self.admitted.add(j)
+            used[0] += job.am_mem
+            used[1] += job.am_vc
 
     # -- Algorithm 3 --------------------------------------------------------------------------
 
