@@ -206,9 +206,12 @@ class ModelSizes(SizeSource):
         by_finish = np.argsort(finish, kind="stable")
         se_m, se_r = np.zeros(n), np.zeros(n)
         learned = 0
-        for j in np.argsort(submit + delay * 1000.0, kind="stable"):
-            at = submit[j] + delay[j] * 1000.0
-            while self.learn and learned < n and finish[by_finish[learned]] <= at:
+        # a job is predicted when its probe ends — or, had it finished first, when it ended,
+        # from the jobs that finished strictly before (never from itself)
+        at_ms = np.minimum(submit + delay * 1000.0, finish)
+        for j in np.argsort(at_ms, kind="stable"):
+            at = at_ms[j]
+            while self.learn and learned < n and finish[by_finish[learned]] < at:
                 sizer.observe(int(by_finish[learned]))
                 learned += 1
             got = sizer.predict(int(j))

@@ -72,7 +72,7 @@ class FSPY(Policy):
 
     def __init__(self, size_source: SizeSource | None = None, *, probe_share: float = 0.1,
                  probe_max_share: float = 1.0, late: str = "fifo", reserve: bool = True,
-                 max_reserved: int = 1) -> None:
+                 max_reserved: int = 1, virtual_am_share: bool = True) -> None:
         if not 0 <= probe_share <= probe_max_share <= 1:
             raise ConfigError(f"FSPY probing queue: need 0 ≤ share ≤ max share ≤ 1, found "
                               f"{probe_share}, {probe_max_share}")
@@ -83,6 +83,7 @@ class FSPY(Policy):
         self.probe_max_share = probe_max_share
         self.late_policy = late
         self.reserve = reserve
+        self.virtual_am_share = virtual_am_share
         self.max_reserved = max_reserved
         self.name = "fspy" if late == "fifo" else "fspy+ps"
 
@@ -96,7 +97,8 @@ class FSPY(Policy):
             raise ConfigError("FSPY schedules YARN containers; it has no MRv1 slot mode")
         n = sim.n
         self.cr = Resources(float(sim.total0), float(sim.total1))
-        self.vc = VirtualCluster((self.cr.memory, self.cr.vcores), sim.now)
+        am_share = sim.am_limit0 / sim.total0 if self.virtual_am_share else None
+        self.vc = VirtualCluster((self.cr.memory, self.cr.vcores), sim.now, am_share)
         self._sizes(sim)
         self.state = [0] * n
         self.held = [0] * n  # memory of AM and task containers (probes excluded)
@@ -393,11 +395,16 @@ class FSPY(Policy):
 
     def _reservable(self, j: int, part: object, node: int) -> bool:
         """Whether ``j`` may reserve ``node``: its next container is larger than what is free
-        there but fits the node, and ``j`` reserves no other node."""
+        there but fits the node (and, for an AM, the max AM share), and ``j`` has not reserved
+        ``max_reserved`` nodes already."""
         sim = self.sim
         if self.reserving.get(j, 0) >= self.max_reserved:
             return False
-        r0, r1 = self._request(j, part is _PROBES)
+        probe = part is _PROBES
+        r0, r1 = self._request(j, probe)
+        if not probe and sim.phase[j] == 1 and sim.am_used0 and (
+                sim.am_used0 + r0 > sim.am_limit0 or sim.am_used1 + r1 > sim.am_limit1):
+            return False  # held back by the max AM share, not by this node's free room
         cap0, cap1 = sim.cluster.capacity[node]
         fits_now = r0 <= sim.free0[node] and r1 <= sim.free1[node]
         return not fits_now and r0 <= cap0 and r1 <= cap1
