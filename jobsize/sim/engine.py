@@ -80,7 +80,7 @@ class Simulation:
         n = workload.n_jobs
         w = workload
         self.n = n
-        self.jobs = w.jobs.drop(columns=[], errors="ignore")
+        self.jobs = w.jobs
         self.submit: list[float] = w.submit_s().tolist()
         self.n_maps: list[int] = w.n_maps.tolist()
         self.n_reduces: list[int] = w.n_reduces.tolist()
@@ -326,7 +326,13 @@ class Simulation:
             self.policy.on_launch(j, EXTRA, node, cid)
             return
         r0, r1 = self.req0[kind][j], self.req1[kind][j]
-        self._alloc(node, r0, r1)
+        f0 = self.free0[node] - r0
+        f1 = self.free1[node] - r1
+        if f0 < 0 or f1 < 0:
+            raise SimulationError(f"policy {self.policy.name} over-allocated node {node}")
+        self.free0[node], self.free1[node] = f0, f1
+        if f0 < self.min0 or f1 < self.min1 or f0 + f1 <= 0:
+            self.room.discard(node)
         self.use0[j] += r0
         self.use1[j] += r1
         self.running[j] += 1
@@ -351,9 +357,12 @@ class Simulation:
             finish = WAITING if waits else now + self._rdur[j][idx]  # type: ignore[index]
         else:
             raise SimulationError(f"policy {self.policy.name} chose an unknown kind {kind!r}")
-        cid = self._push(finish, (kind, j, node, now, idx))
+        self._seq = cid = self._seq + 1
+        self._events[cid] = (kind, j, node, now, idx)
         if finish == WAITING:
             self._waiting.setdefault(j, []).append(cid)
+        else:
+            heapq.heappush(self._heap, (finish, cid))
         self._conts[j][cid] = None
         self.policy.on_launch(j, kind, node, cid)
 
@@ -430,13 +439,26 @@ class Simulation:
 
     def _task_done(self, cid: int, rec: tuple) -> None:
         kind, j, node, start, idx = rec[0], rec[1], rec[2], rec[3], rec[4]
-        r0, r1 = self._release(j, kind, node, cid, rec)
         now = self.now
-        if self.record:
-            self._attempts.append((j, kind, idx, node, start, now, True, r0, r1))
         if kind == EXTRA:
+            r0, r1 = self._release(j, kind, node, cid, rec)
+            if self.record:
+                self._attempts.append((j, kind, idx, node, start, now, True, r0, r1))
             self.policy.on_extra_done(j, idx, node, cid, True)
             return
+        # release (inlined: this runs once per task)
+        r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        f0 = self.free0[node] = self.free0[node] + r0
+        f1 = self.free1[node] = self.free1[node] + r1
+        if f0 >= self.min0 and f1 >= self.min1 and f0 + f1 > 0:
+            self.room.add(node)
+        self._dirty.add(node)
+        self.running[j] -= 1
+        self.use0[j] -= r0
+        self.use1[j] -= r1
+        del self._conts[j][cid]
+        if self.record:
+            self._attempts.append((j, kind, idx, node, start, now, True, r0, r1))
         self.policy.on_release(j, kind, node, cid, now - start, True)
         if kind == MAP:
             done = self.maps_done[j] = self.maps_done[j] + 1

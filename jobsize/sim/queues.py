@@ -6,6 +6,11 @@ size for FSPY's size-based queue). Keys live in heaps with lazy invalidation: ``
 pushes a fresh entry and makes the old one stale, so a decision never scans all jobs. A job
 without demand leaves the queue when met at the top; ``on_demand`` brings it back.
 
+A key that *grows* (a Fair job gets a container) need not be touched: the head's key is
+recomputed when it reaches the top, and re-filed if it grew, so every entry is a lower bound of
+its job's key and the head is exact. A key that *shrinks* (a container is released, a task of an
+SRPT job completes) must be touched.
+
 Jobs waiting for their AM and jobs running tasks sit in two heaps. When the head of a heap
 cannot use a node and every job in that heap asks for the same container shape (the usual
 case: one AM size, one task size), no other job of that heap can either, so ``pick`` stops
@@ -72,18 +77,25 @@ class KeyedQueue:
         heapq.heapify(heap)
 
     def _top(self, heap: list[Entry]) -> Entry | None:
-        """The live head of ``heap`` (stale entries and jobs without demand are dropped)."""
-        ver, has_demand = self._ver, self.sim.has_demand
+        """The live head of ``heap`` (stale entries and jobs without demand are dropped, grown
+        keys re-filed)."""
+        ver, has_demand, key = self._ver, self.sim.has_demand, self.key
+        heappop, heapreplace = heapq.heappop, heapq.heapreplace
         while heap:
             entry = heap[0]
             j = entry[1]
             if ver.get(j) != entry[2]:
-                heapq.heappop(heap)
+                heappop(heap)
             elif not has_demand(j):
-                heapq.heappop(heap)
+                heappop(heap)
                 del ver[j]
             else:
-                return entry
+                k = key(j)
+                if k <= entry[0]:
+                    return entry
+                self._n += 1
+                ver[j] = self._n
+                heapreplace(heap, (k, j, self._n))
         return None
 
     def head(self) -> int:
@@ -95,6 +107,13 @@ class KeyedQueue:
         """The first job whose next container fits ``node``, and that container's kind."""
         sim = self.sim
         heaps = self._heaps
+        if not heaps[0]:  # fast path: nobody waits for an AM
+            top = self._top(heaps[1])
+            if top is None:
+                return None
+            kind = sim.next_kind(top[1], node)
+            if kind >= 0:
+                return top[1], kind
         blocked = [not sim.am_admissible(), False]
         skipped: tuple[list[Entry], list[Entry]] = ([], [])
         found = None

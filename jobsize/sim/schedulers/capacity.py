@@ -101,9 +101,7 @@ class Capacity(Policy):
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
         q = self.qof[j]
         if kind != EXTRA:
-            self.used[q] += self._amount(kind, j)
-        if self._fair[q]:
-            self.queues[q].touch(j)
+            self.used[q] += self._amount(kind, j)  # a fair job's key grew: re-filed lazily
 
     def on_release(self, j: int, kind: int, node: int, cid: int, elapsed_s: float,
                    completed: bool) -> None:

@@ -101,6 +101,7 @@ class Fair(Policy):
             self._qunit = 1.0
         usage = self.usage
         self.queues = [KeyedQueue(sim, key=lambda j: usage(j) / w[j]) for _ in self.qnames]
+        self._multi = len(self.qnames) > 1  # queue usage matters only with several queues
         self._wake_seq = -1
 
     def _queue_key(self, q: int) -> float:
@@ -117,12 +118,14 @@ class Fair(Policy):
         self.queues[self.qof[j]].add(j)
 
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
-        self._account(j, kind, +1)
-        self.queues[self.qof[j]].touch(j)
+        # the job's key grew: its queue re-files it lazily when it reaches the head
+        if self._multi:
+            self._account(j, kind, +1)
 
     def on_release(self, j: int, kind: int, node: int, cid: int, elapsed_s: float,
                    completed: bool) -> None:
-        self._account(j, kind, -1)
+        if self._multi:
+            self._account(j, kind, -1)
         self.queues[self.qof[j]].touch(j)
 
     def _amount(self, j: int, kind: int) -> float:
@@ -178,7 +181,9 @@ class Fair(Policy):
     def _pending_amount(self, j: int) -> float:
         sim = self.sim
         total = 0.0
-        counts = ((AM, 1 if sim.phase[j] == 1 else 0), (MAP, sim.maps_todo[j]),
+        # an AM held back by the max AM share is not demand preemption could serve
+        am = 1 if sim.phase[j] == 1 and sim.am_admissible() else 0
+        counts = ((AM, am), (MAP, sim.maps_todo[j]),
                   (REDUCE, sim.reduces_todo[j] if sim.reduce_ready[j] else 0))
         for kind, count in counts:
             if count:
@@ -199,7 +204,7 @@ class Fair(Policy):
         shares = self.fair_shares()
         need = sum(min(s, self.usage(j) + self._pending_amount(j)) - self.usage(j)
                    for j, s in shares.items()
-                   if sim.has_demand(j) and self.usage(j) < self.threshold * s)
+                   if self._pending_amount(j) > 0 and self.usage(j) < self.threshold * s)
         if need <= 1e-12:
             return
         over = sorted((self.usage(j) - s, j) for j, s in shares.items()
