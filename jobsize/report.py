@@ -152,8 +152,8 @@ def write_accuracy_report(report: AccuracyReport, out: Path) -> list[Path]:
     for name, _, _, _, figure, _ in QUANTITIES:
         path, hidden[name] = scatter(report, name, out / f"fig{figure}_{name}.png")
         paths.append(path)
-    paths.append(atomic_write_text(out / "accuracy.md", markdown(report, hidden)))
-    return paths
+    atomic_write_text(out / "accuracy.md", markdown(report, hidden))
+    return [*paths, out / "accuracy.md"]
 
 
 def markdown(report: AccuracyReport, hidden: dict[str, int] | None = None) -> str:

@@ -1,0 +1,505 @@
+"""The FSPY paper's §IV-C experiment, end to end, on a SWIM workload (FB-2009 by default).
+
+The workload is cut into 200-job segments overlapping by 50; each segment is its own workload,
+run under Fair and FSPY (and HFSP, SRPT and FSPY with PSBS-style late jobs for comparison) on
+the paper's cluster (8 nodes × 8 GB × 8 vcores). Each segment's resource competition pressure
+(RCP, eq 11) puts it in an RCP group. The outputs are the paper's Figures 5-10:
+
+- Fig 5: segments per RCP group;
+- Fig 6: mean response time per RCP group, and the Fair/FSPY ratio of the means;
+- Fig 7: ECDF of response times in one RCP group (6);
+- Fig 8: ECDF of the common slowdown (response / response alone on the cluster);
+- Fig 9: ECDF of the fair slowdown (response / response under Fair, same segment);
+- Fig 10: each job's response under FSPY against under Fair;
+
+and a markdown report that puts beside the paper's numbers what this run measured: the
+Fair/FSPY mean-response ratio per RCP group (paper: about 10× at heavy load), the share of jobs
+with fair slowdown ≤ 1 (paper: more than 75 %) and the largest fair slowdown (paper: about 1.7),
+the common slowdown (paper, RCP 6: 95 % of FSPY's jobs below 4, Fair's below 65 %; maxima
+about 5 and 10), and whether PSBS-style late jobs lower FSPY's largest fair slowdown.
+
+Sizes reach FSPY and SRPT through a size source (:mod:`jobsize.sim.predicted`); SWIM jobs carry
+no probe record, so by default they get the prediction errors measured prequentially on the
+reference trace by size decile, known once the (modelled) probe has run. The report names the
+source. Simulations run through joblib, one task per (segment, scheduler), like
+:mod:`jobsize.sim.sweep`; metrics and figures come from :mod:`jobsize.sim.metrics` and
+:mod:`jobsize.sim.figures`.
+
+Library use::
+
+    from jobsize.sim.reproduce import reproduce, write_report
+    rep = reproduce(workload, Cluster.parse("8x8g×8"), size_source=source)
+    write_report(rep, Path("out"))
+
+CLI: ``jobsize simulate --reproduce fspy --workload FB-2009.tsv --out DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.errors import ConfigError
+from jobsize.sim.cluster import Cluster
+from jobsize.sim.engine import simulate
+from jobsize.sim.metrics import (
+    RCP_ALPHA,
+    RCP_BETA,
+    Segmentation,
+    add_slowdowns,
+    alone_times,
+    rcp,
+    summarize,
+)
+from jobsize.sim.policy import Policy
+from jobsize.sim.predicted import ProbeCost, describe_source, parse_size_source
+from jobsize.sim.schedulers import SRPT, Fair
+from jobsize.sim.schedulers.fspy import FSPY
+from jobsize.sim.schedulers.hfsp import HFSP
+from jobsize.sim.sizes import SizeSource
+from jobsize.sim.workload import Workload
+
+#: The paper's numbers (§IV-C) that the report puts beside the measured ones.
+PAPER = {
+    "mean_response_ratio_heavy": 10.0,  # "outperforms Fair scheduler by 10x" under heavy load
+    "share_fair_slowdown_le_1": 0.75,  # "more than 75 %" (RCP 6)
+    "share_fair_slowdown_lt_1_5": 0.98,  # "more than 98 % ... less than 1.5"
+    "max_fair_slowdown": 1.7,  # "approximates 1.7"
+    "fspy_share_slowdown_lt_4": 0.95,  # common slowdown: "exceeds 95 %" under FSPY
+    "fair_share_slowdown_lt_4": 0.65,  # "less than 65 %" under Fair
+    "fspy_max_slowdown": 5.0,
+    "fair_max_slowdown": 10.0,
+}
+#: Schedulers of the comparison, by report name.
+COMPARED = ("fspy+ps", "hfsp", "srpt")
+FOCUS_GROUP = 6
+
+
+def make_policy(name: str, source: SizeSource, probe_share: float = 0.1) -> Policy:
+    """A fresh scheduler of the reproduction: fair, fspy, fspy+ps (PSBS-style), hfsp,
+    hfsp+kill or srpt, size-based ones on ``source``."""
+    factories: dict[str, Callable[[], Policy]] = {
+        "fair": lambda: Fair("memory"),
+        "fspy": lambda: FSPY(source, probe_share=probe_share),
+        "fspy+ps": lambda: FSPY(source, probe_share=probe_share, late="ps"),
+        "hfsp": lambda: HFSP(),
+        "hfsp+kill": lambda: HFSP(preemption="kill"),
+        "srpt": lambda: SRPT(source),
+    }
+    if name not in factories:
+        raise ConfigError(f"reproduction scheduler {name!r}: expected one of "
+                          f"{', '.join(factories)}")
+    return factories[name]()
+
+
+@dataclass
+class Reproduction:
+    """Per-job results of every (segment, scheduler), with RCP and both slowdowns."""
+
+    per_job: pd.DataFrame
+    segments: pd.DataFrame  # segment, first_job, jobs, rcp, rcp_group
+    workload: str
+    cluster: str
+    size_source: str
+    schedulers: tuple[str, ...]
+    rcp_alpha: float
+    rcp_beta: float
+    wall_s: dict[str, float] = field(default_factory=dict)  # simulation time per scheduler
+    meta: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        return summarize(self.per_job)
+
+
+def _one(seg: Workload, cluster: Cluster, index: int, name: str, policy: Policy,
+         options: dict[str, float]) -> tuple[pd.DataFrame, float]:
+    res = simulate(seg, cluster, policy, **options)  # type: ignore[arg-type]
+    out = res.jobs[["job_id", "submit_s", "finish_s", "response_s"]].copy()
+    out.insert(0, "segment", index)
+    out.insert(1, "scheduler", name)
+    out.insert(2, "seed", 0)
+    out["policy"] = res.policy
+    return out, res.wall_s
+
+
+def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
+              schedulers: Sequence[str] = ("fair", "fspy", *COMPARED),
+              segmentation: Segmentation | None = None, rcp_alpha: float = RCP_ALPHA,
+              rcp_beta: float = RCP_BETA, sim_options: dict[str, float] | None = None,
+              probe_share: float = 0.1, n_jobs: int = 1,
+              advance: Callable[..., None] | None = None) -> Reproduction:
+    """Run every segment of ``workload`` under ``schedulers`` (Fair is always among them)."""
+    segmentation = segmentation or Segmentation()
+    options = dict(sim_options or {})
+    names = tuple(dict.fromkeys(["fair", "fspy", *schedulers]))
+    for name in names:
+        make_policy(name, size_source)  # unknown names fail before any work
+    windows = segmentation.windows(workload.n_jobs)
+    segments = [workload.segment(a, b) for a, b in windows]
+    tasks = [delayed(_one)(seg, cluster, i, name, make_policy(name, size_source, probe_share),
+                           options)
+             for i, seg in enumerate(segments) for name in names]
+    covered, alone_tasks, ranges = 0, [], []
+    for a, b in windows:  # every job once, alone on the cluster (common slowdown)
+        lo = max(a, covered)
+        if lo < b:
+            alone_tasks.append(delayed(alone_times)(workload.segment(lo, b), cluster, **options))
+            ranges.append((lo, b))
+            covered = b
+    alone = np.full(workload.n_jobs, np.nan)
+    results, wall = [], dict.fromkeys(names, 0.0)
+    for k, out in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(
+            [*alone_tasks, *tasks])):
+        if k < len(alone_tasks):
+            lo, hi = ranges[k]
+            alone[lo:hi] = out
+        else:
+            frame, seconds = out
+            results.append(frame)
+            wall[frame["scheduler"].iloc[0]] += seconds
+        if advance is not None:
+            advance(1)
+    per_job = pd.concat(results, ignore_index=True)
+    pos = {jid: k for k, jid in enumerate(workload.jobs["job_id"].astype(str))}
+    per_job["alone_s"] = alone[per_job["job_id"].astype(str).map(pos).to_numpy()]
+    rcps = np.array([rcp(seg, cluster, rcp_alpha, rcp_beta) for seg in segments])
+    seg_frame = pd.DataFrame({"segment": np.arange(len(segments)),
+                              "first_job": [a for a, _ in windows],
+                              "jobs": [b - a for a, b in windows], "rcp": rcps,
+                              "rcp_group": pd.array(np.round(rcps), dtype="Int64")})
+    per_job["rcp"] = rcps[per_job["segment"].to_numpy()]
+    per_job["rcp_group"] = pd.array(np.round(per_job["rcp"].to_numpy()), dtype="Int64")
+    per_job["first_job"] = seg_frame["first_job"].to_numpy()[per_job["segment"].to_numpy()]
+    per_job = add_slowdowns(per_job, "fair")
+    return Reproduction(per_job=per_job, segments=seg_frame, workload=workload.name,
+                        cluster=cluster.describe(), size_source=describe_source(size_source),
+                        schedulers=names, rcp_alpha=rcp_alpha, rcp_beta=rcp_beta, wall_s=wall,
+                        meta=dict(workload.meta))
+
+
+def n_tasks(workload: Workload, schedulers: Sequence[str],
+            segmentation: Segmentation | None = None) -> int:
+    """How many joblib tasks :func:`reproduce` runs (a progress bar's total)."""
+    windows = (segmentation or Segmentation()).windows(workload.n_jobs)
+    names = dict.fromkeys(["fair", "fspy", *schedulers])
+    covered, alone = 0, 0
+    for a, b in windows:
+        if max(a, covered) < b:
+            alone += 1
+            covered = b
+    return len(windows) * len(names) + alone
+
+
+# ---------------------------------------------------------------------------------------------
+# The numbers beside the paper's
+
+
+def focus_group(rep: Reproduction, wanted: int = FOCUS_GROUP) -> int:
+    """The RCP group the per-job figures show: ``wanted`` if it has segments, else the
+    nearest one that has."""
+    groups = rep.segments["rcp_group"].dropna().astype(int).unique().tolist()
+    if not groups:
+        raise ConfigError("no segment has an RCP (empty or instantaneous workload)")
+    return wanted if wanted in groups else min(groups, key=lambda g: (abs(g - wanted), -g))
+
+
+def response_ratios(rep: Reproduction, scheduler: str = "fspy") -> pd.DataFrame:
+    """Per RCP group: segments, Fair's and ``scheduler``'s mean response, Fair/scheduler."""
+    per = rep.per_job
+    table = per[per["scheduler"].isin(["fair", scheduler])].pivot_table(
+        index="rcp_group", columns="scheduler", values="response_s", aggfunc="mean")
+    counts = rep.segments.groupby("rcp_group")["segment"].count()
+    out = pd.DataFrame({"segments": counts.reindex(table.index).to_numpy(),
+                        "fair_mean_s": table["fair"].to_numpy(),
+                        f"{scheduler}_mean_s": table[scheduler].to_numpy()},
+                       index=table.index)
+    out["ratio"] = out["fair_mean_s"] / out[f"{scheduler}_mean_s"]
+    return out
+
+
+def fairness(rep: Reproduction, group: int | None = None) -> pd.DataFrame:
+    """Per scheduler: shares of fair slowdown ≤ 1 and < 1.5, its maximum; share of common
+    slowdown < 4 and its maximum (one RCP group, or all)."""
+    per = rep.per_job if group is None else rep.per_job[rep.per_job["rcp_group"] == group]
+    rows = []
+    for name, g in per.groupby("scheduler", sort=False):
+        fs, sd = g["fair_slowdown"].to_numpy(float), g["slowdown"].to_numpy(float)
+        rows.append({"scheduler": name, "jobs": len(g),
+                     "share_fair_slowdown_le_1": float(np.mean(fs <= 1 + 1e-9)),
+                     "share_fair_slowdown_lt_1_5": float(np.mean(fs < 1.5)),
+                     "max_fair_slowdown": float(np.nanmax(fs)),
+                     "share_slowdown_lt_4": float(np.mean(sd < 4)),
+                     "max_slowdown": float(np.nanmax(sd))})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures and report
+
+
+def write_report(rep: Reproduction, out: Path, *, group: int = FOCUS_GROUP,
+                 figures: bool = True) -> list[Path]:
+    """Write jobs.parquet, summary.parquet, the figures and report.md into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [_parquet(rep.per_job, out / "jobs.parquet"),
+             _parquet(rep.summary, out / "summary.parquet"),
+             _parquet(rep.segments, out / "segments.parquet")]
+    g = focus_group(rep, group)
+    if figures:
+        paths += write_figures(rep, out, g)
+    atomic_write_text(out / "report.md", report_markdown(rep, g, wanted=group))
+    return [*paths, out / "report.md"]
+
+
+def write_figures(rep: Reproduction, out: Path, group: int) -> list[Path]:
+    """The equivalents of the paper's Figures 5-10."""
+    from jobsize.sim import figures
+
+    per = rep.per_job
+    in_group = per[per["rcp_group"] == group]
+    pair = in_group[in_group["scheduler"].isin(["fair", "fspy"])]
+    paths = [_segments_figure(rep, out / "fig5_segments_per_rcp.png"),
+             figures.mean_response_by_rcp(rep.summary, out / "fig6_mean_response_by_rcp.png"),
+             figures.ecdf_plot(in_group, "response_s", f"response time (s), RCP {group}",
+                               out / f"fig7_ecdf_response_rcp{group}.png"),
+             figures.ecdf_plot(in_group, "slowdown", f"common slowdown, RCP {group}",
+                               out / f"fig8_ecdf_slowdown_rcp{group}.png"),
+             figures.ecdf_plot(in_group[in_group["scheduler"] != "fair"], "fair_slowdown",
+                               f"fair slowdown, RCP {group}",
+                               out / f"fig9_ecdf_fair_slowdown_rcp{group}.png"),
+             _scatter(pair, group, out / f"fig10_fspy_vs_fair_rcp{group}.png")]
+    return paths
+
+
+def _segments_figure(rep: Reproduction, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = rep.segments.groupby("rcp_group")["segment"].count()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar([str(g) for g in counts.index], counts.to_numpy())
+    ax.set_xlabel("RCP group")
+    ax.set_ylabel("segments")
+    ax.set_title("Trace segments per RCP group")
+    return _save(fig, path)
+
+
+def _scatter(pair: pd.DataFrame, group: int, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    wide = pair.pivot_table(index=["segment", "job_id"], columns="scheduler",
+                            values="response_s")
+    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    if {"fair", "fspy"} <= set(wide.columns):
+        x, y = wide["fair"].to_numpy(), wide["fspy"].to_numpy()
+        ax.scatter(x, y, s=6, alpha=0.5)
+        lo = max(min(np.nanmin(x), np.nanmin(y)), 1e-3)
+        hi = max(np.nanmax(x), np.nanmax(y))
+        ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("response under Fair (s)")
+    ax.set_ylabel("response under FSPY (s)")
+    ax.set_title(f"FSPY vs Fair, RCP {group}")
+    return _save(fig, path)
+
+
+def _save(fig: object, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    with atomic_write(path) as handle:
+        fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[arg-type]
+    return path
+
+
+def _parquet(frame: pd.DataFrame, path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with atomic_write(path) as handle:
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), handle)
+    return path
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    if isinstance(value, float | np.floating):
+        return "–" if not math.isfinite(float(value)) else f"{float(value):.{digits}g}"
+    return str(value)
+
+
+def _pct(value: float) -> str:
+    return "–" if not math.isfinite(value) else f"{100 * value:.1f} %"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP) -> str:
+    """The markdown report (see the module docstring)."""
+    buf = io.StringIO()
+    w = buf.write
+    n_seg = len(rep.segments)
+    w(f"# FSPY §IV-C reproduction on {Path(rep.workload).name}\n\n")
+    w(f"- workload: `{rep.workload}`, {n_seg} segments of up to "
+      f"{int(rep.segments['jobs'].max())} jobs (first jobs "
+      f"{', '.join(map(str, rep.segments['first_job'].head(3)))}, …)\n")
+    cost = rep.meta.get("cost_model")
+    if isinstance(cost, dict):
+        w("- SWIM cost model: " + ", ".join(f"{k}={v}" for k, v in cost.items()) + "\n")
+    w(f"- cluster: {rep.cluster}\n")
+    w(f"- RCP (eq 11) = {rep.rcp_alpha:g}·ln(ΣS / (ΣI·CR)) + {rep.rcp_beta:g}, S in memory "
+      "MB·s (eq 5), CR the cluster's memory; groups are RCP rounded\n")
+    w(f"- size source of FSPY and SRPT: {rep.size_source}\n")
+    w(f"- schedulers: {', '.join(rep.schedulers)} (fspy+ps: FSPY whose late jobs share, "
+      "PSBS-style; HFSP trains on its own tasks)\n")
+    if group != wanted:
+        w(f"- no segment has RCP group {wanted}; the per-job figures show group {group}\n")
+    w("\n## Fig 5: segments per RCP group\n\n")
+    counts = rep.segments.groupby("rcp_group")["segment"].count().reset_index()
+    counts.columns = ["rcp_group", "segments"]
+    w(_table(counts))
+    w("\n## Fig 6: mean response time per RCP group\n\n")
+    table = rep.summary.pivot(index="rcp_group", columns="scheduler",
+                              values="mean_response_s").reset_index()
+    ratios = response_ratios(rep)
+    table["fair/fspy"] = ratios["ratio"].reindex(table["rcp_group"]).to_numpy()
+    w(_table(table))
+    w("\nThe paper: about equal for RCP ≤ 3, FSPY far ahead from RCP 6 (about 10× under heavy "
+      "load).\n")
+    w("\n## Beside the paper\n\n")
+    heavy = ratios[ratios.index >= 6]
+    fs_group = fairness(rep, group).set_index("scheduler")
+    fs_all = fairness(rep).set_index("scheduler")
+    rows = [
+        ("Fair/FSPY mean response, heavy load (RCP ≥ 6)", "about 10×",
+         ", ".join(f"RCP {g}: {r:.2f}×" for g, r in heavy["ratio"].items()) or "no segment"),
+        (f"jobs with fair slowdown ≤ 1 (RCP {group})", "> 75 %",
+         _pct(fs_group.loc["fspy", "share_fair_slowdown_le_1"])),
+        (f"jobs with fair slowdown < 1.5 (RCP {group})", "> 98 %",
+         _pct(fs_group.loc["fspy", "share_fair_slowdown_lt_1_5"])),
+        (f"largest fair slowdown (RCP {group})", "about 1.7",
+         _fmt(fs_group.loc["fspy", "max_fair_slowdown"])),
+        ("largest fair slowdown (all segments)", "–",
+         _fmt(fs_all.loc["fspy", "max_fair_slowdown"])),
+        (f"FSPY jobs with common slowdown < 4 (RCP {group})", "> 95 %",
+         _pct(fs_group.loc["fspy", "share_slowdown_lt_4"])),
+        (f"Fair jobs with common slowdown < 4 (RCP {group})", "< 65 %",
+         _pct(fs_group.loc["fair", "share_slowdown_lt_4"])),
+        (f"largest common slowdown FSPY / Fair (RCP {group})", "about 5 / 10",
+         f"{_fmt(fs_group.loc['fspy', 'max_slowdown'])} / "
+         f"{_fmt(fs_group.loc['fair', 'max_slowdown'])}"),
+    ]
+    w("| measure | paper | this run |\n|---|---|---|\n")
+    for r in rows:
+        w(f"| {r[0]} | {r[1]} | {r[2]} |\n")
+    w(f"\n## Figs 7-9: fairness per scheduler (RCP {group})\n\n")
+    w(_table(fs_group.reset_index()))
+    w("\nAll segments:\n\n")
+    w(_table(fs_all.reset_index()))
+    if "fspy+ps" in fs_all.index:
+        a, b = fs_all.loc["fspy", "max_fair_slowdown"], fs_all.loc["fspy+ps", "max_fair_slowdown"]
+        verdict = "lowers" if b < a else "does not lower"
+        w(f"\n## PSBS-style late jobs\n\nLetting FSPY's late jobs share instead of running one "
+          f"at a time {verdict} its largest fair slowdown: {_fmt(b)} with sharing against "
+          f"{_fmt(a)} (all segments; RCP {group}: "
+          f"{_fmt(fs_group.loc['fspy+ps', 'max_fair_slowdown'])} against "
+          f"{_fmt(fs_group.loc['fspy', 'max_fair_slowdown'])}).\n")
+    w("\n## Simulation time\n\n| scheduler | seconds (all segments) | ÷ Fair |\n|---|---|---|\n")
+    base = rep.wall_s.get("fair") or math.nan
+    for name, s in rep.wall_s.items():
+        w(f"| {name} | {s:.2f} | {s / base:.2f} |\n")
+    w(f"\nFigures: fig5_segments_per_rcp.png, fig6_mean_response_by_rcp.png, "
+      f"fig7_ecdf_response_rcp{group}.png, fig8_ecdf_slowdown_rcp{group}.png, "
+      f"fig9_ecdf_fair_slowdown_rcp{group}.png, fig10_fspy_vs_fair_rcp{group}.png.\n")
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI hooks for ``jobsize simulate --reproduce fspy``
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the reproduction's options to ``jobsize simulate`` (idempotent)."""
+    if "--reproduce" in parser._option_string_actions:
+        return
+    g = parser.add_argument_group("FSPY reproduction (--reproduce fspy)")
+    g.add_argument("--reproduce", choices=("fspy",),
+                   help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
+                   "every segment; Figs 5-10 as PNGs and report.md")
+    g.add_argument("--size-source", default="errors", metavar="SPEC",
+                   help="sizes of FSPY and SRPT: errors[:TRACE] (prediction errors measured "
+                   "prequentially on the reference trace, by size decile; default), exact, "
+                   "exact+probe, lognormal:σ, model:MODEL.json")
+    g.add_argument("--reference", metavar="TRACE",
+                   help="reference trace of the error distribution (default: the bundled one)")
+    g.add_argument("--probe-startup", type=float, default=5.0, metavar="S",
+                   help="fixed seconds of a modelled probe, before its share of the job's "
+                   "work (default 5)")
+    g.add_argument("--probe-share", type=float, default=0.1,
+                   help="FSPY's probing-queue share of the cluster (default 0.1)")
+    g.add_argument("--compare", default=",".join(COMPARED),
+                   help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt "
+                   f"(default {','.join(COMPARED)})")
+    g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
+                   help="RCP group of the per-job figures (default 6)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``jobsize simulate --reproduce fspy``: the arguments of ``jobsize simulate`` plus
+    :func:`add_arguments`'."""
+    import contextlib
+
+    import joblib
+
+    from jobsize.cli.simulate import _cost_model, _seeds
+    from jobsize.progress import progress_bar
+    from jobsize.sim.load import load_workload
+
+    seed = _seeds(args.seeds)[0]
+    cluster = Cluster.parse(args.cluster)
+    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
+                             seed=seed)
+    workload.check_fits(cluster)
+    probe = ProbeCost(startup_s=args.probe_startup)
+    source = parse_size_source(args.size_source, seed=seed, probe=probe,
+                               reference=args.reference)
+    compare = tuple(s.strip().lower() for s in args.compare.split(",") if s.strip())
+    names = ("fair", "fspy", *compare)
+    segmentation = Segmentation.parse(args.segments)
+    options = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
+               "max_am_share": args.max_am_share}
+    backend = (joblib.parallel_config(backend=args.backend) if args.backend
+               else contextlib.nullcontext())
+    t0 = time.perf_counter()
+    with backend, progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \
+            as advance:
+        rep = reproduce(workload, cluster, size_source=source, schedulers=names,
+                        segmentation=segmentation, rcp_alpha=args.rcp_alpha,
+                        rcp_beta=args.rcp_beta, sim_options=options,
+                        probe_share=args.probe_share, n_jobs=args.jobs, advance=advance)
+    rep.meta["elapsed_s"] = time.perf_counter() - t0
+    write_report(rep, args.out, group=args.rcp_group, figures=not args.no_figures)
+    print((args.out / "report.md").read_text())
+    return 0
