@@ -284,7 +284,8 @@ def simulate_fluid(
         t = t_next
         if first >= 0 and t_next < t_arr and t_next < t_int:
             remaining[first] = 0.0
-        for j in [j for j, rem in remaining.items() if rem <= EPS * max(1.0, sz[j])]:
+        # only a served job can complete: scanning the rates, not every waiting job
+        for j in [j for j in rates if remaining[j] <= EPS * max(1.0, sz[j])]:
             del remaining[j]
             done[j] = t
             pol.dequeue(t, j)
