@@ -5,8 +5,9 @@
 - fair slowdown: response / the job's response under Fair on the same workload;
 - RCP (eq 11): ``α·ln(ΣS_i / (ΣI_i·CR)) + β`` with S_i the job size (eq 5, memory MB·s), I_i
   the gap before job i (for the first job of a segment, the gap to its predecessor in the
-  trace), CR the cluster's memory. ΣS/(ΣI·CR) is the offered load; with the defaults
-  α = 2, β = 5 a segment at load 1 has RCP 5, each doubling of the load adds 1.4.
+  trace), CR the cluster's memory (slot mode: S in slot·s, CR all slots). ΣS/(ΣI·CR) is the
+  offered load; with the defaults α = 2, β = 5 a segment at load 1 has RCP 5, each doubling of
+  the load adds 1.4.
   RCP groups are RCP rounded to the nearest integer;
 - segments: 200-job windows overlapping by 50 (the paper's FB-2009 setup).
 """
@@ -59,14 +60,17 @@ class Segmentation:
 def rcp(workload: Workload, cluster: Cluster, alpha: float = RCP_ALPHA,
         beta: float = RCP_BETA) -> float:
     """Resource competition pressure of a workload on a cluster (eq 11)."""
-    size_mem, _ = workload.sizes()
+    if cluster.slots:  # MRv1: sizes in slot·s against all slots
+        size_mem = workload.map_work_s() + workload.reduce_work_s()
+    else:
+        size_mem, _ = workload.sizes()
     submit = workload.submit_s()
     gaps = np.diff(submit)
     first = workload.first_gap_s
     if first is None or not math.isfinite(first):
         first = float(gaps.mean()) if len(gaps) else 0.0
     interval = float(gaps.sum()) + first
-    capacity = cluster.total[0]
+    capacity = sum(cluster.total) if cluster.slots else cluster.total[0]
     if interval <= 0 or capacity <= 0 or size_mem.sum() <= 0:
         return math.nan
     return alpha * math.log(float(size_mem.sum()) / (interval * capacity)) + beta
