@@ -38,6 +38,9 @@ def test_rcp_is_eq_11() -> None:
     load = 2 * 1024 * 1000 / (200 * 8192)
     assert rcp(w, cluster) == pytest.approx(2 * math.log(load) + 5)
     assert rcp(w, cluster, alpha=1, beta=0) == pytest.approx(math.log(load))
+    # slot mode: 2000 slot·s over 200 s on 2 nodes × (2 map + 1 reduce) slots
+    slots = Cluster.mrv1(2, 2, 1)
+    assert rcp(w, slots, alpha=1, beta=0) == pytest.approx(math.log(2000 / (200 * 6)))
 
 
 def test_alone_time_and_ecdf() -> None:
