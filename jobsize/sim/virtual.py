@@ -75,10 +75,12 @@ class VirtualCluster:
                  am_share: float | None = None) -> None:
         self.capacity = (float(capacity[0]), float(capacity[1]))
         self.jobs: dict[int, VirtualJob] = {}  # in submission order
-        self._order: list[tuple[float, int]] = []  # (APB memory, job), the virtual queue
         self.last_update = now
         self.am_share = am_share
-        self.admitted: set[int] = set()
+        # the jobs VRA shares the cluster among (all, or the admitted ones), in APB order;
+        # only they can hold a virtual resource, so VSC looks at no other job
+        self._live: list[tuple[float, int]] = []
+        self._waiting: dict[int, None] = {}  # not admitted yet, in submission order
         self._am_used = [0.0, 0.0]
 
     def __contains__(self, j: int) -> bool:
@@ -89,7 +91,12 @@ class VirtualCluster:
 
     def queue(self) -> list[int]:
         """Jobs in virtual-queue order (APB memory, then job index)."""
-        return [j for _, j in self._order]
+        return [j for _, j in sorted((job.apb_mem, j) for j, job in self.jobs.items())]
+
+    @property
+    def admitted(self) -> set[int]:
+        """Jobs holding an AM in the virtual cluster (every job without an AM share)."""
+        return {j for _, j in self._live}
 
     # -- membership ---------------------------------------------------------------------------
 
@@ -98,24 +105,33 @@ class VirtualCluster:
         """Submit job ``j`` with virtual size ``size`` and parallelism bound ``apb``."""
         self.jobs[j] = VirtualJob(float(size[0]), float(size[1]), float(apb[0]), float(apb[1]),
                                   float(am[0]), float(am[1]), uber)
-        bisect.insort(self._order, (float(apb[0]), j))
+        if self.am_share is None:
+            bisect.insort(self._live, (float(apb[0]), j))
+        else:
+            self._waiting[j] = None
 
     def remove(self, j: int) -> None:
         job = self.jobs.pop(j, None)
-        if job is not None:
-            self._order.pop(bisect.bisect_left(self._order, (job.apb_mem, j)))
-            if j in self.admitted:
-                self.admitted.discard(j)
-                self._am_used[0] -= job.am_mem
-                self._am_used[1] -= job.am_vc
+        if job is None:
+            return
+        if j in self._waiting:
+            del self._waiting[j]
+            return
+        self._live.pop(bisect.bisect_left(self._live, (job.apb_mem, j)))
+        if self.am_share is not None:
+            self._am_used[0] -= job.am_mem
+            self._am_used[1] -= job.am_vc
 
     def update(self, j: int, size: tuple[float, float], apb: tuple[float, float]) -> None:
         """Set job ``j``'s virtual size and APB (once its size is predicted, eq 10)."""
         job = self.jobs[j]
-        self._order.pop(bisect.bisect_left(self._order, (job.apb_mem, j)))
+        live = j not in self._waiting
+        if live:
+            self._live.pop(bisect.bisect_left(self._live, (job.apb_mem, j)))
         job.size_mem, job.size_vc = float(size[0]), float(size[1])
         job.apb_mem, job.apb_vc = float(apb[0]), float(apb[1])
-        bisect.insort(self._order, (job.apb_mem, j))
+        if live:
+            bisect.insort(self._live, (job.apb_mem, j))
 
     def size(self, j: int) -> tuple[float, float]:
         """Virtual size of ``j`` as of the last VSC."""
@@ -127,30 +143,28 @@ class VirtualCluster:
         job = self.jobs[j]
         return job.res_mem, job.res_vc
 
+    def progressing(self) -> list[int]:
+        """Jobs whose virtual size may shrink (those VRA shares the cluster among)."""
+        return [j for _, j in self._live]
+
     # -- Algorithm 2 --------------------------------------------------------------------------
 
     def vra(self) -> None:
         """Virtual Resource Allocation (Alg 2) over the virtual queue in APB order."""
+        if self.am_share is not None:
+            self._admit()
         rem_mem, rem_vc = self.capacity
         jobs = self.jobs
-        if self.am_share is None:
-            queue = self._order
-        else:
-            self._admit()
-            queue = [e for e in self._order if e[1] in self.admitted]
-            for j, job in jobs.items():
-                if j not in self.admitted:
-                    job.res_mem = job.res_vc = 0.0
-        left = len(queue)
-        for _, j in queue:
+        left = len(self._live)
+        for apb_mem, j in self._live:
             job = jobs[j]
             share_mem, share_vc = rem_mem / left, rem_vc / left
             feed = 1.0
-            if job.apb_mem > share_mem:
-                feed = share_mem / job.apb_mem
+            if apb_mem > share_mem:
+                feed = share_mem / apb_mem
             if job.apb_vc > share_vc:
                 feed = min(feed, share_vc / job.apb_vc)
-            job.res_mem, job.res_vc = job.apb_mem * feed, job.apb_vc * feed
+            job.res_mem, job.res_vc = apb_mem * feed, job.apb_vc * feed
             rem_mem -= job.res_mem
             rem_vc -= job.res_vc
             left -= 1
@@ -160,13 +174,14 @@ class VirtualCluster:
         limit_mem = self.am_share * self.capacity[0]  # type: ignore[operator]
         limit_vc = self.am_share * self.capacity[1]  # type: ignore[operator]
         used = self._am_used
-        for j, job in self.jobs.items():
-            if j in self.admitted:
-                continue
-            if self.admitted and (used[0] + job.am_mem > limit_mem + 1e-9
-                                  or used[1] + job.am_vc > limit_vc + 1e-9):
+        while self._waiting:
+            j = next(iter(self._waiting))
+            job = self.jobs[j]
+            if self._live and (used[0] + job.am_mem > limit_mem + 1e-9
+                               or used[1] + job.am_vc > limit_vc + 1e-9):
                 break  # Fair admits AMs in order: a later job does not jump the queue
-            self.admitted.add(j)
+            del self._waiting[j]
+            bisect.insort(self._live, (job.apb_mem, j))
             used[0] += job.am_mem
             used[1] += job.am_vc
 
@@ -183,7 +198,9 @@ class VirtualCluster:
         done: list[tuple[float, int]] = []
         if interval <= 0:
             interval = 0.0
-        for j, job in self.jobs.items():
+        jobs = self.jobs
+        for _, j in self._live:
+            job = jobs[j]
             eff_mem, eff_vc = job.effective()
             if eff_mem <= 0 and eff_vc <= 0:
                 continue
@@ -201,9 +218,11 @@ class VirtualCluster:
         """Absolute time at which the next job finishes virtually under the current allocation
         (``inf`` if none progresses)."""
         best = INF
-        for job in self.jobs.values():
-            eff_mem, _ = job.effective()
+        jobs = self.jobs
+        for _, j in self._live:
+            eff_mem, _ = jobs[j].effective()
             if eff_mem > 0:
+                job = jobs[j]
                 t = job.size_mem / eff_mem
                 if t < best:
                     best = t

@@ -254,9 +254,13 @@ class FSPY(Policy):
     def _vra(self) -> None:
         vc = self.vc
         vc.vra()
-        self.fair_virtual = sum(vc.resource(j)[0] for j in self.fair_jobs if j in vc)
-        for j in self.size.jobs():
-            self.size.touch(j)
+        # only the jobs VRA serves have a virtual resource, and only their virtual sizes moved
+        live = vc.progressing()
+        state, size = self.state, self.size
+        self.fair_virtual = sum(vc.resource(j)[0] for j in live if state[j] == FAIR)
+        for j in live:
+            if j in size:
+                size.touch(j)
         if self._wake_seq >= 0:
             self.sim.cancel(self._wake_seq)
             self._wake_seq = -1
