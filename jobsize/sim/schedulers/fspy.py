@@ -122,6 +122,7 @@ class FSPY(Policy):
         self.probe_limit = self.probe_max_share * sim.total0
         self._wake_version = 0
         self._wake_seq = -1
+        self._largest = (max(max(r) for r in sim.req0), max(max(r) for r in sim.req1))
         self.reserved: dict[int, tuple[int, int]] = {}  # node -> (job, EXTRA for a probe)
         self.reserving: dict[int, int] = {}  # job -> nodes it reserves
 
@@ -327,11 +328,21 @@ class FSPY(Policy):
             pick = self._reservation(node, held)
             if pick is not _RELEASED:
                 return pick  # type: ignore[return-value]
+        sim = self.sim
+        # a node with room for the largest container any job asks for fits every head: no
+        # reservation can be due there, so the heads need not be looked up
+        roomy = sim.free0[node] >= self._largest[0] and sim.free1[node] >= self._largest[1]
         for part in self._order():
+            if part is not _PROBES and not len(part):  # type: ignore[arg-type]
+                continue
+            pick = self._pick(part, node)
+            if roomy or not self.reserve:
+                if pick is not None:
+                    return pick
+                continue
             head = self._head(part)
             if head < 0:
                 continue
-            pick = self._pick(part, node)
             if pick is not None and pick[0] == head:
                 return pick
             if self.reserve and self._reservable(head, part, node):
