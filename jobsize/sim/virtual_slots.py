@@ -57,6 +57,8 @@ class MaxMinCluster:
         self.jobs: dict[int, PhaseJob] = {}  # in submission order
         self.now = now
         self._finished = 0
+        self._running: list[tuple[int, PhaseJob]] = []  # jobs holding virtual slots
+        self._next = INF  # time to the next virtual task completion
 
     def __contains__(self, j: int) -> bool:
         return j in self.jobs
@@ -99,6 +101,8 @@ class MaxMinCluster:
         active = [job for job in self.jobs.values() if job.waiting > 0]
         for job in self.jobs.values():
             job.slots = 0
+        self._running = []
+        self._next = INF
         if not active:
             return
         demands = sorted(job.waiting for job in active)
@@ -125,18 +129,15 @@ class MaxMinCluster:
             if start > 0:
                 job.started.extend([job.d] * start)
                 job.fresh -= start
+        self._running = [(j, job) for j, job in self.jobs.items() if job.slots]
+        self._next = min((min(job.started[:job.slots]) for _, job in self._running),
+                         default=INF)
 
     # -- time ---------------------------------------------------------------------------------
 
     def next_event(self) -> float:
         """Absolute time of the next virtual task completion (``inf`` if nothing runs)."""
-        best = INF
-        for job in self.jobs.values():
-            if job.slots:
-                m = min(job.started[:job.slots])
-                if m < best:
-                    best = m
-        return self.now + best
+        return self.now + self._next
 
     def advance(self, to: float) -> list[int]:
         """Move virtual time to ``to``; returns the jobs whose virtual tasks all finished."""
@@ -152,21 +153,26 @@ class MaxMinCluster:
 
     def _run(self, step: float, done: list[int]) -> None:
         changed = False
-        for j, job in self.jobs.items():
-            if not job.slots:
-                continue
+        nxt = INF
+        for j, job in self._running:
             run = job.started
-            for i in range(job.slots):
+            k = job.slots
+            for i in range(k):
                 run[i] -= step
-            if min(run[:job.slots]) <= _EPS * max(1.0, job.d):
-                job.started = [r for i, r in enumerate(run)
-                               if i >= job.slots or r > _EPS * max(1.0, job.d)]
+            m = min(run[:k])
+            slack = _EPS * max(1.0, job.d)
+            if m <= slack:
+                job.started = [r for i, r in enumerate(run) if i >= k or r > slack]
                 changed = True
                 if not job.waiting:
                     self._done(job)
                     done.append(j)
+            elif m < nxt:
+                nxt = m
         if changed:
             self._share()
+        else:
+            self._next = nxt
 
     def _done(self, job: PhaseJob) -> None:
         self._finished += 1

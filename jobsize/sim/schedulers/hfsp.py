@@ -88,6 +88,7 @@ class HFSP(Policy):
         self.initial = {MAP: [0.0] * sim.n, REDUCE: [0.0] * sim.n}
         self.train_cids: set[int] = set()
         self.active: set[int] = set()
+        self.waiting: dict[int, None] = {}  # jobs that may want a container (pruned lazily)
         self._training_pick: tuple[int, int] | None = None
         self._wake_seq = -1
         self._wake_version = 0
@@ -135,6 +136,7 @@ class HFSP(Policy):
     def on_job_finish(self, j: int) -> None:
         self._advance()
         self.active.discard(j)
+        self.waiting.pop(j, None)
         for p in PHASES:
             self.training[p].discard(j)
             self.virtual[p].remove(j)
@@ -176,6 +178,7 @@ class HFSP(Policy):
     # accounting
 
     def on_demand(self, j: int) -> None:
+        self.waiting[j] = None
         if self.preemption == "kill" and self.sim.reduce_ready[j] and self.sim.reduces_todo[j]:
             self._advance()
             self._preempt()
@@ -240,8 +243,12 @@ class HFSP(Policy):
                 self._training_pick = pick
                 return pick
         best: tuple[tuple[float, int, int], int, int] | None = None
+        has_demand = self.sim.has_demand
+        candidates = [j for j in self.waiting if has_demand(j)]
+        if len(candidates) < len(self.waiting):
+            self.waiting = dict.fromkeys(candidates)
         for p in phases:
-            for j in self.active:
+            for j in candidates:
                 kind = self._wants(j, p, node)
                 if kind < 0:
                     continue
