@@ -182,10 +182,14 @@ def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
     per_job["rcp_group"] = pd.array(np.round(per_job["rcp"].to_numpy()), dtype="Int64")
     per_job["first_job"] = seg_frame["first_job"].to_numpy()[per_job["segment"].to_numpy()]
     per_job = add_slowdowns(per_job, "fair")
+    probe = getattr(size_source, "probe", None)
+    meta = dict(workload.meta)
+    meta["probe"] = (probe.describe(workload) if isinstance(probe, ProbeCost)
+                     else "none: sizes are known at submission")
     return Reproduction(per_job=per_job, segments=seg_frame, workload=workload.name,
                         cluster=cluster.describe(), size_source=describe_source(size_source),
                         schedulers=names, rcp_alpha=rcp_alpha, rcp_beta=rcp_beta, wall_s=wall,
-                        meta=dict(workload.meta))
+                        meta=meta)
 
 
 def n_tasks(workload: Workload, schedulers: Sequence[str],
@@ -372,6 +376,9 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP) ->
     w(f"- RCP (eq 11) = {rep.rcp_alpha:g}·ln(ΣS / (ΣI·CR)) + {rep.rcp_beta:g}, S in memory "
       "MB·s (eq 5), CR the cluster's memory; groups are RCP rounded\n")
     w(f"- size source of FSPY and SRPT: {rep.size_source}\n")
+    if "probe" in rep.meta:
+        w(f"- FSPY's probes (one AM-sized container in the probing queue): {rep.meta['probe']}"
+          "; SRPT uses the estimates from submission\n")
     w(f"- schedulers: {', '.join(rep.schedulers)} (fspy+ps: FSPY whose late jobs share, "
       "PSBS-style; HFSP trains on its own tasks)\n")
     if group != wanted:

@@ -61,6 +61,7 @@ def test_reproduction_on_a_small_workload(small, tmp_path) -> None:
     row = fairness(rep, g).set_index("scheduler").loc["fspy"]
     assert f"{100 * row['share_fair_slowdown_le_1']:.1f} %" in text
     assert "size source of FSPY and SRPT: exact after probe" in text
+    assert "probing queue): 5 s + (SE_m + SE_r)/max(N_m, N_r)" in text
     assert "PSBS-style late jobs" in text
     assert pd.read_parquet(tmp_path / "jobs.parquet").shape[0] == len(per)
 
