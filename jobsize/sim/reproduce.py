@@ -66,6 +66,7 @@ from jobsize.sim.predicted import ProbeCost, describe_source, parse_size_source
 from jobsize.sim.schedulers import SRPT, Fair
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.schedulers.hfsp import HFSP
+from jobsize.sim.schedulers.reservations import ReservingFair
 from jobsize.sim.sizes import SizeSource
 from jobsize.sim.workload import Workload
 
@@ -82,14 +83,23 @@ PAPER = {
 }
 #: Schedulers of the comparison, by report name.
 COMPARED = ("fspy+ps", "hfsp", "srpt")
+#: The Fair baseline: Hadoop's FairScheduler reserves nodes ("reserve"); "plain" does not.
+BASELINES = {"reserve": "Fair (memory) with node reservations, as Hadoop's FairScheduler",
+             "plain": "Fair (memory) without node reservations"}
 FOCUS_GROUP = 6
 
 
-def make_policy(name: str, source: SizeSource, probe_share: float = 0.1) -> Policy:
-    """A fresh scheduler of the reproduction: fair, fspy, fspy+ps (PSBS-style), hfsp,
-    hfsp+kill or srpt, size-based ones on ``source``."""
+def make_policy(name: str, source: SizeSource, probe_share: float = 0.1,
+                fair_baseline: str = "reserve") -> Policy:
+    """A fresh scheduler of the reproduction: fair (the baseline: with node reservations, or
+    ``fair_baseline="plain"`` without), fair-plain, fspy, fspy+ps (PSBS-style), hfsp,
+    hfsp+kill or srpt; size-based ones on ``source``."""
+    if fair_baseline not in BASELINES:
+        raise ConfigError(f"Fair baseline {fair_baseline!r}: expected one of "
+                          f"{', '.join(BASELINES)}")
     factories: dict[str, Callable[[], Policy]] = {
-        "fair": lambda: Fair("memory"),
+        "fair": lambda: ReservingFair("memory") if fair_baseline == "reserve" else Fair("memory"),
+        "fair-plain": lambda: Fair("memory"),
         "fspy": lambda: FSPY(source, probe_share=probe_share),
         "fspy+ps": lambda: FSPY(source, probe_share=probe_share, late="ps"),
         "hfsp": lambda: HFSP(),
@@ -137,18 +147,19 @@ def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
               schedulers: Sequence[str] = ("fair", "fspy", *COMPARED),
               segmentation: Segmentation | None = None, rcp_alpha: float = RCP_ALPHA,
               rcp_beta: float = RCP_BETA, sim_options: dict[str, float] | None = None,
-              probe_share: float = 0.1, n_jobs: int = 1,
+              probe_share: float = 0.1, fair_baseline: str = "reserve", n_jobs: int = 1,
               advance: Callable[..., None] | None = None) -> Reproduction:
-    """Run every segment of ``workload`` under ``schedulers`` (Fair is always among them)."""
+    """Run every segment of ``workload`` under ``schedulers`` (Fair, the baseline of the fair
+    slowdown, is always among them)."""
     segmentation = segmentation or Segmentation()
     options = dict(sim_options or {})
     names = tuple(dict.fromkeys(["fair", "fspy", *schedulers]))
     for name in names:
-        make_policy(name, size_source)  # unknown names fail before any work
+        make_policy(name, size_source, probe_share, fair_baseline)  # fail before any work
     windows = segmentation.windows(workload.n_jobs)
     segments = [workload.segment(a, b) for a, b in windows]
-    tasks = [delayed(_one)(seg, cluster, i, name, make_policy(name, size_source, probe_share),
-                           options)
+    tasks = [delayed(_one)(seg, cluster, i, name,
+                           make_policy(name, size_source, probe_share, fair_baseline), options)
              for i, seg in enumerate(segments) for name in names]
     covered, alone_tasks, ranges = 0, [], []
     for a, b in windows:  # every job once, alone on the cluster (common slowdown)
@@ -186,6 +197,7 @@ def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
     meta = dict(workload.meta)
     meta["probe"] = (probe.describe(workload) if isinstance(probe, ProbeCost)
                      else "none: sizes are known at submission")
+    meta["fair_baseline"] = BASELINES[fair_baseline]
     return Reproduction(per_job=per_job, segments=seg_frame, workload=workload.name,
                         cluster=cluster.describe(), size_source=describe_source(size_source),
                         schedulers=names, rcp_alpha=rcp_alpha, rcp_beta=rcp_beta, wall_s=wall,
@@ -380,7 +392,10 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP) ->
         w(f"- FSPY's probes (one AM-sized container in the probing queue): {rep.meta['probe']}"
           "; SRPT uses the estimates from submission\n")
     w(f"- schedulers: {', '.join(rep.schedulers)} (fspy+ps: FSPY whose late jobs share, "
-      "PSBS-style; HFSP trains on its own tasks)\n")
+      "PSBS-style; HFSP trains on its own tasks; fair-plain: Fair without node "
+      "reservations)\n")
+    if "fair_baseline" in rep.meta:
+        w(f"- fair: {rep.meta['fair_baseline']} — the baseline of the fair slowdown\n")
     if group != wanted:
         w(f"- no segment has RCP group {wanted}; the per-job figures show group {group}\n")
     w("\n## Fig 5: segments per RCP group\n\n")
@@ -467,8 +482,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--probe-share", type=float, default=0.1,
                    help="FSPY's probing-queue share of the cluster (default 0.1)")
     g.add_argument("--compare", default=",".join(COMPARED),
-                   help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt "
+                   help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt, "
+                   "fair-plain "
                    f"(default {','.join(COMPARED)})")
+    g.add_argument("--fair-baseline", choices=tuple(BASELINES), default="reserve",
+                   help="Fair with node reservations, as Hadoop's (default), or plain")
     g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
                    help="RCP group of the per-job figures (default 6)")
 
@@ -505,7 +523,8 @@ def run(args: argparse.Namespace) -> int:
         rep = reproduce(workload, cluster, size_source=source, schedulers=names,
                         segmentation=segmentation, rcp_alpha=args.rcp_alpha,
                         rcp_beta=args.rcp_beta, sim_options=options,
-                        probe_share=args.probe_share, n_jobs=args.jobs, advance=advance)
+                        probe_share=args.probe_share, fair_baseline=args.fair_baseline,
+                        n_jobs=args.jobs, advance=advance)
     rep.meta["elapsed_s"] = time.perf_counter() - t0
     write_report(rep, args.out, group=args.rcp_group, figures=not args.no_figures)
     print((args.out / "report.md").read_text())

@@ -38,12 +38,15 @@ def small(shared):
 def test_reproduction_on_a_small_workload(small, tmp_path) -> None:
     cluster = Cluster.parse("2x8g×8")
     rep = reproduce(small, cluster, size_source=WithProbe(ExactSizes()),
-                    schedulers=("fair", "fspy", "fspy+ps", "hfsp", "srpt"),
+                    schedulers=("fair", "fspy", "fspy+ps", "hfsp", "srpt", "fair-plain"),
                     segmentation=Segmentation(20, 5))
     assert len(rep.segments) == len(Segmentation(20, 5).windows(50)) == 3
     per = rep.per_job
-    assert set(per["scheduler"]) == {"fair", "fspy", "fspy+ps", "hfsp", "srpt"}
-    assert len(per) == 3 * 20 * 5
+    assert set(per["scheduler"]) == {"fair", "fspy", "fspy+ps", "hfsp", "srpt", "fair-plain"}
+    assert len(per) == 3 * 20 * 6
+    # the baseline is Fair with node reservations, as Hadoop's
+    assert set(per.loc[per["scheduler"] == "fair", "policy"]) == {"fair+reserve"}
+    assert set(per.loc[per["scheduler"] == "fair-plain", "policy"]) == {"fair"}
     assert (per.loc[per["scheduler"] == "fair", "fair_slowdown"] == 1).all()
     assert (per["slowdown"] >= 1 - 1e-9).all()  # nobody beats running alone
     ratios = response_ratios(rep)
@@ -63,6 +66,7 @@ def test_reproduction_on_a_small_workload(small, tmp_path) -> None:
     assert "size source of FSPY and SRPT: exact after probe" in text
     assert "probing queue): 5 s + (SE_m + SE_r)/max(N_m, N_r)" in text
     assert "PSBS-style late jobs" in text
+    assert "fair: Fair (memory) with node reservations" in text
     assert pd.read_parquet(tmp_path / "jobs.parquet").shape[0] == len(per)
 
 

@@ -48,8 +48,9 @@ import math
 
 from jobsize.errors import ConfigError
 from jobsize.sim.engine import Simulation
-from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Policy
+from jobsize.sim.policy import AM, EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
+from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
 from jobsize.sim.sizes import ExactSizes, SizeSource
 from jobsize.sim.virtual import VirtualCluster
 from models.sizes import Resources, apb, apb_init, job_size, min_e, uber_size, vs_new
@@ -122,9 +123,7 @@ class FSPY(Policy):
         self.probe_limit = self.probe_max_share * sim.total0
         self._wake_version = 0
         self._wake_seq = -1
-        self._largest = (max(max(r) for r in sim.req0), max(max(r) for r in sim.req1))
-        self.reserved: dict[int, tuple[int, int]] = {}  # node -> (job, EXTRA for a probe)
-        self.reserving: dict[int, int] = {}  # job -> nodes it reserves
+        self.reservations = NodeReservations(sim, self.max_reserved)
 
     def _sizes(self, sim: Simulation) -> None:
         """Estimates (static) or a learning sizer (online), and every job's probe delay."""
@@ -323,20 +322,17 @@ class FSPY(Policy):
     # where free resources go
 
     def choose(self, node: int) -> tuple[int, int] | None:
-        held = self.reserved.get(node)
-        if held is not None:
-            pick = self._reservation(node, held)
-            if pick is not _RELEASED:
+        res = self.reservations
+        if node in res.nodes:
+            pick = self._reserved(node)
+            if pick is not RELEASED:
                 return pick  # type: ignore[return-value]
-        sim = self.sim
-        # a node with room for the largest container any job asks for fits every head: no
-        # reservation can be due there, so the heads need not be looked up
-        roomy = sim.free0[node] >= self._largest[0] and sim.free1[node] >= self._largest[1]
+        roomy = not self.reserve or res.roomy(node)  # then no reservation can be due
         for part in self._order():
             if part is not _PROBES and not len(part):  # type: ignore[arg-type]
                 continue
             pick = self._pick(part, node)
-            if roomy or not self.reserve:
+            if roomy:
                 if pick is not None:
                     return pick
                 continue
@@ -345,9 +341,8 @@ class FSPY(Policy):
                 continue
             if pick is not None and pick[0] == head:
                 return pick
-            if self.reserve and self._reservable(head, part, node):
-                self.reserved[node] = (head, EXTRA if part is _PROBES else -1)
-                self.reserving[head] = self.reserving.get(head, 0) + 1
+            if res.reservable(head, node, probe=part is _PROBES):
+                res.reserve(node, head, probe=part is _PROBES)
                 return None
             if pick is not None:
                 return pick
@@ -395,76 +390,23 @@ class FSPY(Policy):
         return None
 
     # -----------------------------------------------------------------------------------------
-    # node reservations
+    # node reservations (a probe's is served here: it belongs to the probing queue)
 
-    def _request(self, j: int, probe: bool) -> tuple[int, int]:
-        """The container ``j`` waits for next (memory, vcores)."""
+    def _reserved(self, node: int) -> object:
+        res = self.reservations
+        j, probe = res.nodes[node]
+        if not probe:
+            return res.serve(node)
         sim = self.sim
-        if probe or sim.phase[j] == 1:
-            kind = AM
-        elif sim.maps_todo[j]:
-            kind = MAP
-        else:
-            kind = REDUCE
-        return sim.req0[kind][j], sim.req1[kind][j]
-
-    def _reservable(self, j: int, part: object, node: int) -> bool:
-        """Whether ``j`` may reserve ``node``: its next container is larger than what is free
-        there but fits the node (and, for an AM, the max AM share), and ``j`` has not reserved
-        ``max_reserved`` nodes already."""
-        sim = self.sim
-        if self.reserving.get(j, 0) >= self.max_reserved:
-            return False
-        probe = part is _PROBES
-        r0, r1 = self._request(j, probe)
-        if not probe and sim.phase[j] == 1 and sim.am_used0 and (
-                sim.am_used0 + r0 > sim.am_limit0 or sim.am_used1 + r1 > sim.am_limit1):
-            return False  # held back by the max AM share, not by this node's free room
-        cap0, cap1 = sim.cluster.capacity[node]
-        fits_now = r0 <= sim.free0[node] and r1 <= sim.free1[node]
-        return not fits_now and r0 <= cap0 and r1 <= cap1
-
-    def _reservation(self, node: int, held: tuple[int, int]) -> object:
-        """Serve the job that reserved ``node``; None keeps waiting, _RELEASED frees the node."""
-        j, kind = held
-        sim = self.sim
-        if kind == EXTRA:
-            pick = self._probe_reserved(j, node)
-        else:
-            pick = _RELEASED
-            if self.state[j] != DONE and sim.has_demand(j):
-                k = sim.next_kind(j, node)
-                if k >= 0:
-                    pick = (j, k)
-                else:
-                    r0, r1 = self._request(j, False)
-                    if r0 > sim.free0[node] or r1 > sim.free1[node]:
-                        return None  # still too little room: keep the node for j
-        self._release(node, j)
-        return pick
-
-    def _probe_reserved(self, j: int, node: int) -> object:
-        sim = self.sim
-        if j not in self.probes:
-            return _RELEASED
-        r0, r1 = sim.req0[AM][j], sim.req1[AM][j]
-        if r0 > sim.free0[node] or r1 > sim.free1[node]:
-            return None
-        if self.probe_used + r0 > self.probe_limit + 1e-9:
-            return _RELEASED
-        return j, EXTRA
-
-    def _release(self, node: int, j: int) -> None:
-        del self.reserved[node]
-        left = self.reserving.get(j, 0) - 1
-        if left > 0:
-            self.reserving[j] = left
-        else:
-            self.reserving.pop(j, None)
+        if j in self.probes and not res.fits(j, node, probe=True):
+            return None  # keep the node for the probe
+        res.release(node)
+        if j in self.probes and self.probe_used + sim.req0[AM][j] <= self.probe_limit + 1e-9:
+            return j, EXTRA
+        return RELEASED
 
 
 _PROBES = object()  # the probing queue, among the sub-queues in an offer order
-_RELEASED = object()  # a reservation was released: offer the node as usual
 
 
 def _register() -> None:

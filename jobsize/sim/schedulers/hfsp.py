@@ -26,7 +26,9 @@ In the slot mode a node's map slots take map tasks and its reduce slots reduce t
 YARN model there are no slots: a phase's virtual cluster has as many slots as containers of
 that phase's usual size fit in the cluster, a job's AM counts as its map phase's demand, and a
 free container goes to the smallest virtual time over both phases — except that, as the
-MapReduce AM does, a job takes a reduce container only when none of its maps fits.
+MapReduce AM does, a job takes a reduce container only when none of its maps fits. As YARN's
+schedulers do, the job that would be served first reserves a node whose free room is too small
+for its next container (``reserve=False`` turns this off).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from collections import Counter
 from jobsize.errors import ConfigError
 from jobsize.sim.engine import Simulation
 from jobsize.sim.policy import MAP, REDUCE, Policy
+from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
 from jobsize.sim.virtual_slots import MaxMinCluster
 
 PHASES = (MAP, REDUCE)
@@ -54,7 +57,8 @@ class HFSP(Policy):
     name = "hfsp"
 
     def __init__(self, *, train_tasks: int = 2, train_slots: int | None = None,
-                 initial_task_s: float = 60.0, preemption: str = "wait") -> None:
+                 initial_task_s: float = 60.0, preemption: str = "wait",
+                 reserve: bool = True) -> None:
         if train_tasks < 1 or (train_slots is not None and train_slots < 0):
             raise ConfigError("HFSP needs at least one training task per job and a "
                               "non-negative number of training slots")
@@ -66,6 +70,7 @@ class HFSP(Policy):
         self.train_slots = train_slots
         self.initial_task_s = initial_task_s
         self.preemption = preemption
+        self.reserve = reserve
         self.name = "hfsp" if preemption == "wait" else "hfsp+kill"
         self.killed = 0
 
@@ -93,6 +98,7 @@ class HFSP(Policy):
         self._wake_seq = -1
         self._wake_version = 0
         self._preempting = False
+        self.reservations = NodeReservations(sim)
 
     @staticmethod
     def _phase_slots(sim: Simulation, phase: int) -> int:
@@ -236,6 +242,11 @@ class HFSP(Policy):
 
     def choose(self, node: int) -> tuple[int, int] | None:
         self._advance()
+        res = self.reservations
+        if node in res.nodes:
+            held = res.serve(node)
+            if held is not RELEASED:
+                return held  # type: ignore[return-value]
         phases = self._phases(node)
         for p in phases:
             pick = self._train(p, node)
@@ -257,7 +268,24 @@ class HFSP(Policy):
                     best = (k, j, kind)
             if best is not None and self.slots:
                 break  # a slot node fills its map slots first, then its reduce slots
-        return None if best is None else (best[1], best[2])
+        pick = None if best is None else (best[1], best[2])
+        if self.reserve and not self.slots and not res.roomy(node):
+            head = self._head_of(candidates)
+            if head >= 0 and (pick is None or pick[0] != head) and res.reservable(head, node):
+                res.reserve(node, head)
+                return None
+        return pick
+
+    def _head_of(self, candidates: list[int]) -> int:
+        """The job with the smallest key over the phases it waits in, fit or not."""
+        sim = self.sim
+        best, head = None, -1
+        for j in candidates:
+            phase = MAP if sim.phase[j] == 1 or sim.maps_todo[j] else REDUCE
+            k = self.key(j, phase)
+            if best is None or k < best:
+                best, head = k, j
+        return head
 
     def _phases(self, node: int) -> tuple[int, ...]:
         sim = self.sim
