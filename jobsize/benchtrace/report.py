@@ -69,6 +69,25 @@ def bin_table(trace: pd.DataFrame, map_scale: int) -> str:
                    "map-only", "maps run"), rows, [False, True, True, True, True, True, True])
 
 
+def _probe_row(label: str, g: pd.DataFrame) -> tuple[object, ...]:
+    # eq 8 scales the probe's map function time by 1/f_p; how far that lands from the job's
+    # own map function time is the probe's error before any model is fitted.
+    ratio = (g["probe_map_function_ms"] / g["probe_fraction"] / g["map_function_ms"]).astype(float)
+    outside = ((g["map_time_ms"] - g["map_function_ms"]) / g["map_time_ms"]).astype(float)
+    q1, q2, q3 = ratio.quantile([0.25, 0.5, 0.75])
+    return (label, len(g), f"{q2:.2f}", f"{q1:.2f}-{q3:.2f}", f"{100 * outside.median():.0f}%")
+
+
+def probe_table(trace: pd.DataFrame) -> str:
+    """How well each type's probe foretells the job's map function time (MFE/f_p over MFE)."""
+    probed = trace[trace["probe_fraction"].notna() & (trace["map_function_ms"] > 0)]
+    rows = [_probe_row(f"`{name}`", g) for name, g in probed.groupby("job_type", sort=True)]
+    rows.append(_probe_row("**all**", probed))
+    return _table(("job type", "probed", "MFE/f_p ÷ job MFE, median", "interquartile range",
+                   "SE_m outside the map function, median"), rows,
+                  [False, True, True, True, True])
+
+
 def summary(trace: pd.DataFrame) -> dict[str, Any]:
     """Headline numbers of a trace."""
     se_m = trace["map_time_ms"].to_numpy(dtype=float, na_value=np.nan) / 1000
@@ -110,7 +129,7 @@ def report(trace: pd.DataFrame, settings: Mapping[str, Any]) -> str:
             f"{s['se_m_min_s']:.3f} s to {s['se_m_max_s']:.0f} s ({s['se_m_decades']:.1f} "
             f"orders of magnitude); {s['input_bytes'] / 2**20:.0f} MiB of input.")
     parts = [head, type_table(trace), bin_table(trace, int(dist.get("map_scale", 1))),
-             run_table(settings)]
+             probe_table(trace), run_table(settings)]
     return "\n\n".join(parts) + "\n"
 
 
