@@ -6,7 +6,8 @@ Fair and FIFO (goal ≤ 10 s under Fair) and the FB-2010 day (16.6 M tasks; goal
 tasks per second, beside a heap-only replay of the same tasks measured in the same run: the
 tasks in job order on as many container slots as the cluster has, each one popping the earliest
 free slot from a heap and pushing its finish — a discrete-event replay with no scheduling
-decisions, the floor a Python event loop cannot go below.
+decisions, the floor a Python event loop cannot go below. FSPY on the FB-2009 day on the
+paper's cluster, beside Fair in the same run (goal ≤ 2× Fair's time; benchmarks/sim_fspy.py).
 
     python benchmarks/sim.py [--quick]    # --quick skips the FB-2010 day
 """
@@ -23,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import row, shared_root
+from sim_fspy import fspy_rows
 
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.costmodel import read_swim_workload
@@ -90,6 +92,7 @@ def main() -> None:
         row(f"fluid FB-2009 {name} jobs/s", fb09.n_jobs / wall, "jobs/s", fb09.n_jobs / base,
             "closed-form FIFO loop")
     yarn_rows("FB-2009 16x8g×8", fb09, Cluster.parse("16x8g×8"), 10.0)
+    fspy_rows(fb09, paper, "FB-2009 8x8g×8")
     if args.quick:
         return
     fb10 = read_swim_workload(str(swim / "FB-2010_samples_24_times_1hr_0.tsv"))

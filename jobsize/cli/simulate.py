@@ -27,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
-                   "capacity, srpt (fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); "
-                   "default fifo,fair")
+                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill "
+                   "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair")
     p.add_argument("--model", choices=("yarn", "slots", "fluid"), default="yarn",
                    help="YARN containers (default), MRv1 slots, or the fluid job-level model")
     p.add_argument("--cluster", default="8x8g×8", metavar="NODES×MEM×VCORES",
@@ -67,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", help="joblib backend (loky, threading, dask, ray, ...)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    from jobsize.sim.reproduce import add_arguments as add_reproduction_arguments
+
+    add_reproduction_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -91,6 +94,10 @@ def _seeds(text: str) -> tuple[int, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "reproduce", None):
+        from jobsize.sim.reproduce import run as run_reproduction
+
+        return run_reproduction(args)
     import contextlib
 
     import joblib

@@ -1,8 +1,9 @@
-"""Baseline YARN-model schedulers and a registry by name.
+"""YARN-model schedulers and a registry by name.
 
 ``fifo``, ``fair`` (memory), ``drf``, ``fair+preemption`` / ``drf+preemption``, ``capacity``
-(queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``). FSPY and HFSP plug in
-as further :class:`~jobsize.sim.policy.Policy` classes.
+(queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``); the modules imported
+at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps`` and ``hfsp`` /
+``hfsp+kill``.
 """
 
 from __future__ import annotations
@@ -57,3 +58,7 @@ def make_scheduler(name: str, *, size_source: SizeSource | None = None,
     if factory is None:
         raise ConfigError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}")
     return factory(size_source=size_source, capacity_queues=capacity_queues)
+
+
+# The size-based schedulers register themselves; they import this module's helpers first.
+from jobsize.sim.schedulers import fspy, hfsp, reservations  # noqa: E402, F401
