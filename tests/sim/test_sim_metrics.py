@@ -107,3 +107,15 @@ def test_cli_simulate(shared, tmp_path, capsys) -> None:
     assert "unknown 'nope'" in capsys.readouterr().err
     assert main(["simulate", "--workload", str(tmp_path / "none.tsv"), "--out",
                  str(out)]) == 2
+
+
+def test_cli_simulate_runs_the_size_based_schedulers_by_name(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    status = main(["simulate", "--workload", "synthetic:40", "--schedulers",
+                   "fair,fspy,hfsp,fair+reserve", "--segments", "20/5", "--cluster", "2x8g×8",
+                   "--no-figures", "--out", str(out)])
+    assert status == 0
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert set(jobs.scheduler) == {"fair", "fspy", "hfsp", "fair+reserve"}
+    assert (jobs[jobs.scheduler == "fair"].fair_slowdown == 1).all()
+    assert "| fspy |" in capsys.readouterr().out
