@@ -29,7 +29,7 @@ from jobsize.errors import ConfigError
 
 MiB = 1 << 20
 
-#: Cost profiles: where a job spends its time (measured; see docs/readme/workloads.md).
+#: Cost profiles: where a job spends its time (measured; see the README, "Reference workloads").
 #: "skewed-reduce": modest reduce work concentrated on a few hot keys, so reduces are unequal.
 PROFILES = ("map-heavy", "cpu-heavy map", "shuffle-heavy", "reduce-heavy", "skewed-reduce",
             "map-only")
