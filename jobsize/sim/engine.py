@@ -503,6 +503,8 @@ class Simulation:
                 if not (self.pending or self.policy.extra_pending):
                     break
                 self._fill(node)
+        elif len(self._dirty) == 1:  # the usual case: one container ended
+            self._fill(self._dirty.pop())
         else:
             dirty = sorted(self._dirty)
             self._dirty.clear()

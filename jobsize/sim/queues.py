@@ -53,7 +53,9 @@ class KeyedQueue:
     def touch(self, j: int) -> None:
         """(Re)insert ``j`` with its current key, if it has demand; drop it otherwise."""
         sim = self.sim
-        if sim.has_demand(j):
+        ph = sim.phase[j]  # sim.has_demand(j), inlined: this runs for every container
+        if ph == 1 or (ph == 3 and (sim.maps_todo[j] > 0
+                                    or (sim.reduce_ready[j] and sim.reduces_todo[j] > 0))):
             self._n += 1
             self._ver[j] = self._n
             heap = self._heaps[0 if sim.phase[j] == 1 else 1]
@@ -79,14 +81,20 @@ class KeyedQueue:
     def _top(self, heap: list[Entry]) -> Entry | None:
         """The live head of ``heap`` (stale entries and jobs without demand are dropped, grown
         keys re-filed)."""
-        ver, has_demand, key = self._ver, self.sim.has_demand, self.key
+        sim = self.sim
+        ver, key = self._ver, self.key
+        phase, maps_todo, reduces_todo, ready = (sim.phase, sim.maps_todo, sim.reduces_todo,
+                                                 sim.reduce_ready)
         heappop, heapreplace = heapq.heappop, heapq.heapreplace
         while heap:
             entry = heap[0]
             j = entry[1]
             if ver.get(j) != entry[2]:
                 heappop(heap)
-            elif not has_demand(j):
+                continue
+            ph = phase[j]  # sim.has_demand(j), inlined: this runs for every container
+            if ph != 1 and (ph != 3 or not (maps_todo[j] > 0
+                                            or (ready[j] and reduces_todo[j] > 0))):
                 heappop(heap)
                 del ver[j]
             else:

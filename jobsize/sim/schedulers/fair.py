@@ -14,6 +14,7 @@ AM), which are killed and rerun.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,17 +93,24 @@ class Fair(Policy):
         self.jweight = sim.jobs["weight"].to_numpy(float).tolist()
         self.qused = [0.0] * len(self.qnames)
         t0, t1 = float(sim.total0), float(sim.total1)
-        use0, use1, w = sim.use0, sim.use1, self.jweight
+        use0, use1 = sim.use0, sim.use1
         if self.resource == "drf" and not sim.cluster.slots:
             self.usage = lambda j: max(use0[j] / t0, use1[j] / t1)
             self._qunit = 1.0 / t0  # min shares are memory MB: compare on the memory share
         else:
             self.usage = lambda j: float(use0[j] + (use1[j] if sim.cluster.slots else 0))
             self._qunit = 1.0
-        usage = self.usage
-        self.queues = [KeyedQueue(sim, key=lambda j: usage(j) / w[j]) for _ in self.qnames]
+        self.queues = [KeyedQueue(sim, key=self._job_key()) for _ in self.qnames]
         self._multi = len(self.qnames) > 1  # queue usage matters only with several queues
         self._wake_seq = -1
+
+    def _job_key(self) -> Callable[[int], float]:
+        """Usage over weight; the common case (memory, equal weights) is a plain list lookup,
+        as it runs several times per container."""
+        sim, usage, w = self.sim, self.usage, self.jweight
+        if self.resource != "drf" and not sim.cluster.slots and all(x == 1.0 for x in w):
+            return sim.use0.__getitem__
+        return lambda j: usage(j) / w[j]
 
     def _queue_key(self, q: int) -> float:
         used, floor = self.qused[q], self.qmin[q] * self._qunit
