@@ -118,7 +118,7 @@ class BenchTrace:
             run_log["wall_s"] = round(time.monotonic() - t0, 1)
             run_log["finished"] = _now()
             self.dir.save(settings)
-            shutil.rmtree(self.dir.work, ignore_errors=True)
+            shutil.rmtree(self.dir.scratch, ignore_errors=True)
         if not self.pending(draws):
             cache.clear()
         return outcomes
@@ -137,7 +137,7 @@ class BenchTrace:
         plan = plan_probe(n_maps, draw.n_reduces, sum(f.stat().st_size for f in files), conf)
         name = f"{w.name} (bench-trace seed {self.seed} draw {draw.index})"
         probe, probe_error = self._probe(draw, plan, paths, n_maps, conf, name, engine)
-        work = self.dir.work / str(draw.index)
+        work = self.dir.scratch / str(draw.index)
         spec = JobSpec(inputs=tuple(paths), output=work / "output", mapper=w.mapper,
                        reducer=w.reducer, combiner=w.combiner, n_reduces=draw.n_reduces,
                        split_bytes=self.dist.split_bytes, name=name, user=USER, conf=conf,
@@ -172,9 +172,9 @@ class BenchTrace:
                          seed=draw.probe_seed, job_name=name, conf=conf)
         history = self.dir.probe_history / str(draw.index)
         shutil.rmtree(history, ignore_errors=True)
-        self.dir.work.mkdir(parents=True, exist_ok=True)
+        self.dir.scratch.mkdir(parents=True, exist_ok=True)
         try:
-            probe = run_probe(spec, engine=engine, history_dir=history, work_dir=self.dir.work)
+            probe = run_probe(spec, engine=engine, history_dir=history, work_dir=self.dir.scratch)
         except JobFailedError as exc:
             return {**dict.fromkeys(PROBE_COLUMNS), "uberized": False}, str(exc)
         return {**probe, "uberized": False}, None

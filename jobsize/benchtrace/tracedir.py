@@ -7,7 +7,7 @@
     DIR/bench-trace.json       seed, distribution, machine and one entry per run (wall, load)
     DIR/history/jobs/          each job's <job_id>.jhist and <job_id>_conf.xml
     DIR/history/probes/<i>/    the probe of draw i (an uber job's .jhist and conf)
-    DIR/inputs/, DIR/work/     generated inputs and scratch space, removed as they go
+    DIR/inputs/, DIR/scratch/  generated inputs and scratch space, removed as they go
 
 A job's record is appended only once it is complete, so after an interruption the trace holds
 whole jobs; a resumed run skips the draw indices it finds (``draw_index``) and removes the
@@ -95,8 +95,8 @@ class TraceDirectory:
         return self.root / "inputs"
 
     @property
-    def work(self) -> Path:
-        return self.root / "work"
+    def scratch(self) -> Path:
+        return self.root / "scratch"
 
     # --- settings ---------------------------------------------------------------------------
 
@@ -197,7 +197,7 @@ class TraceDirectory:
             for entry in self.probe_history.iterdir():
                 if entry.name not in draws:
                     shutil.rmtree(entry, ignore_errors=True)
-        shutil.rmtree(self.work, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
         return removed
 
 

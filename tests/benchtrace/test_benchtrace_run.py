@@ -90,7 +90,7 @@ def test_records_come_from_the_jobs_history_with_probe_columns(tmp_path, generat
     assert sorted(generated) == sorted({("text", SPLIT // 2, 5), ("text", 3 * SPLIT, 5),
                                         ("sales", 3 * SPLIT, 5)})
     assert list((tmp_path / "bench" / "inputs").iterdir()) == []
-    assert not (tmp_path / "bench" / "work").exists()
+    assert not (tmp_path / "bench" / "scratch").exists()
     settings = json.loads((tmp_path / "bench" / "bench-trace.json").read_text())
     assert settings["seed"] == 5 and settings["runs"][0]["jobs"] == 4
     assert settings["machine"]["cores"] >= 1
