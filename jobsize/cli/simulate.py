@@ -93,6 +93,19 @@ def _seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
+def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
+    """One size source per seed from ``--size-source``, or None (``--sigma`` decides)."""
+    if not args.size_source:
+        return None
+    if args.sigma:
+        raise ConfigError("--size-source and --sigma both set the size estimates; give one")
+    from jobsize.sim.predicted import ProbeCost, parse_size_source
+
+    probe = ProbeCost(startup_s=args.probe_startup)
+    return {s: parse_size_source(args.size_source, seed=s, probe=probe, reference=args.reference)
+            for s in seeds}
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "reproduce", None):
         from jobsize.sim.reproduce import run as run_reproduction
@@ -117,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         if name not in known:
             raise ConfigError(f"--schedulers: unknown {name!r} for the {args.model} model; "
                               f"known: {', '.join(known)}")
+    sources = _size_sources(args, seeds)
     cluster = Cluster.parse(args.cluster, slots=args.model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
@@ -128,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.model != "fluid" else {},
         fair_name="ps" if args.model == "fluid" else "fair",
-        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta)
+        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources)
     backend = (joblib.parallel_config(backend=args.backend) if args.backend
                else contextlib.nullcontext())
     with backend, progress_bar("simulating", total=n_runs(workload, config)) as advance:
@@ -152,6 +166,8 @@ def _write_parquet(frame, path: Path) -> None:
 
 
 def _markdown(summary, name: str, cluster, config) -> str:
+    from jobsize.sim.predicted import describe_source
+
     buf = io.StringIO()
     buf.write(f"# Simulation of {name}\n\n")
     buf.write(f"- cluster: {cluster.describe()}\n- model: {config.model}\n")
@@ -159,7 +175,10 @@ def _markdown(summary, name: str, cluster, config) -> str:
               f"{config.segmentation.overlap}\n")
     buf.write(f"- RCP = {config.rcp_alpha:g}·ln(ΣS / (ΣI·CR)) + {config.rcp_beta:g} "
               "(S in memory MB·s, CR = cluster memory)\n")
-    sizes = "exact" if not config.sigma else f"lognormal σ={config.sigma:g}"
+    if config.size_sources:
+        sizes = describe_source(next(iter(config.size_sources.values())))
+    else:
+        sizes = "exact" if not config.sigma else f"lognormal σ={config.sigma:g}"
     buf.write(f"- size estimates: {sizes}, seeds {', '.join(map(str, config.seeds))}\n\n")
     cols = ["rcp_group", "scheduler", "segments", "jobs", "mean_response_s",
             "median_response_s", "mean_slowdown", "max_slowdown", "mean_fair_slowdown",

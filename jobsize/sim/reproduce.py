@@ -466,14 +466,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the reproduction's options to ``jobsize simulate`` (idempotent)."""
     if "--reproduce" in parser._option_string_actions:
         return
-    g = parser.add_argument_group("FSPY reproduction (--reproduce fspy)")
+    g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
     g.add_argument("--reproduce", choices=("fspy",),
                    help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
                    "every segment; Figs 5-10 as PNGs and report.md")
-    g.add_argument("--size-source", default="errors", metavar="SPEC",
-                   help="sizes of FSPY and SRPT: errors[:TRACE] (prediction errors measured "
-                   "prequentially on the reference trace, by size decile; default), exact, "
-                   "exact+probe, lognormal:σ, model:MODEL.json")
+    g.add_argument("--size-source", metavar="SPEC",
+                   help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
+                   "errors[:TRACE] (prediction errors measured prequentially on the reference "
+                   "trace, by size decile; the reproduction's default), exact, exact+probe, "
+                   "lognormal:σ, model:MODEL.json (default without --reproduce: --sigma)")
     g.add_argument("--reference", metavar="TRACE",
                    help="reference trace of the error distribution (default: the bundled one)")
     g.add_argument("--probe-startup", type=float, default=5.0, metavar="S",
@@ -508,7 +509,7 @@ def run(args: argparse.Namespace) -> int:
                              seed=seed)
     workload.check_fits(cluster)
     probe = ProbeCost(startup_s=args.probe_startup)
-    source = parse_size_source(args.size_source, seed=seed, probe=probe,
+    source = parse_size_source(args.size_source or "errors", seed=seed, probe=probe,
                                reference=args.reference)
     compare = tuple(s.strip().lower() for s in args.compare.split(",") if s.strip())
     names = ("fair", "fspy", *compare)

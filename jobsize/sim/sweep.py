@@ -7,7 +7,7 @@ spreads a sweep over a cluster without code changes. Results come back as one pe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,13 +19,18 @@ from jobsize.sim.engine import simulate
 from jobsize.sim.fluid import make_policy, simulate_fluid
 from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, rcp
 from jobsize.sim.schedulers import make_scheduler
-from jobsize.sim.sizes import LognormalSizes, size_source
+from jobsize.sim.sizes import LognormalSizes, SizeSource, size_source
 from jobsize.sim.workload import Workload
 
 
 @dataclass(frozen=True)
 class SweepConfig:
-    """What to run: schedulers by name, seeds of the size sources, the model and its options."""
+    """What to run: schedulers by name, seeds of the size sources, the model and its options.
+
+    Size-based schedulers see sizes with lognormal error ``sigma`` (0: exact), or from
+    ``size_sources`` — one source per seed (fitted models, measured error distributions; see
+    :func:`jobsize.sim.predicted.parse_size_source`) — when given.
+    """
 
     schedulers: tuple[str, ...] = ("fair",)
     seeds: tuple[int, ...] = (0,)
@@ -37,6 +42,13 @@ class SweepConfig:
     fair_name: str = "fair"
     rcp_alpha: float = 2.0
     rcp_beta: float = 5.0
+    size_sources: Mapping[int, SizeSource] | None = None
+
+    def source(self, seed: int) -> SizeSource:
+        """What size-based schedulers of the run with ``seed`` see."""
+        if self.size_sources is not None:
+            return self.size_sources[seed]
+        return size_source(self.sigma, seed)
 
 
 def _is_size_based(name: str, config: SweepConfig) -> bool:
@@ -47,7 +59,7 @@ def _is_size_based(name: str, config: SweepConfig) -> bool:
 
 def _run_yarn(seg: Workload, cluster: Cluster, name: str, seed: int,
               config: SweepConfig) -> pd.DataFrame:
-    policy = make_scheduler(name, size_source=size_source(config.sigma, seed),
+    policy = make_scheduler(name, size_source=config.source(seed),
                             capacity_queues=config.capacity_queues)
     res = simulate(seg, cluster, policy, **config.sim_options)  # type: ignore[arg-type]
     out = res.jobs[["job_id", "submit_s", "finish_s", "response_s"]].copy()
@@ -63,7 +75,12 @@ def fluid_sizes(seg: Workload, cluster: Cluster) -> np.ndarray:
 def _run_fluid(seg: Workload, cluster: Cluster, name: str, seed: int,
                config: SweepConfig) -> pd.DataFrame:
     size = fluid_sizes(seg, cluster)
-    est = size * LognormalSizes(config.sigma, seed).factors(len(size)) if config.sigma else size
+    if config.size_sources is not None:  # the fluid model has no probes: known at submission
+        est = config.source(seed).estimate(seg).size_mb_s / cluster.total[0]
+    elif config.sigma:
+        est = size * LognormalSizes(config.sigma, seed).factors(len(size))
+    else:
+        est = size
     submit = seg.submit_s()
     done = simulate_fluid(submit, size, make_policy(name), est).completion
     return pd.DataFrame({"job_id": seg.jobs["job_id"].to_numpy(), "submit_s": submit,

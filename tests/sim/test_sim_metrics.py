@@ -119,3 +119,36 @@ def test_cli_simulate_runs_the_size_based_schedulers_by_name(tmp_path, capsys) -
     assert set(jobs.scheduler) == {"fair", "fspy", "hfsp", "fair+reserve"}
     assert (jobs[jobs.scheduler == "fair"].fair_slowdown == 1).all()
     assert "| fspy |" in capsys.readouterr().out
+
+
+def test_sweep_size_sources_replace_sigma() -> None:
+    from jobsize.sim.sizes import ExactSizes, LognormalSizes
+
+    w = SyntheticFB2009(n_jobs=30, seed=5).generate()
+    cluster = Cluster.parse("2x8g×8")
+    seg = Segmentation(30, 10)
+    for model, names in (("yarn", ("fair", "srpt")), ("fluid", ("ps", "srpt"))):
+        fair = "ps" if model == "fluid" else "fair"
+        exact = run_sweep(w, cluster, SweepConfig(schedulers=names, model=model,
+                                                  fair_name=fair, segmentation=seg))
+        given = run_sweep(w, cluster, SweepConfig(schedulers=names, model=model, fair_name=fair,
+                                                  segmentation=seg,
+                                                  size_sources={0: ExactSizes()}))
+        pd.testing.assert_frame_equal(exact, given)
+        noisy = run_sweep(w, cluster, SweepConfig(schedulers=names, model=model, fair_name=fair,
+                                                  segmentation=seg,
+                                                  size_sources={0: LognormalSizes(2.0, 0)}))
+        srpt = noisy.scheduler == "srpt"
+        assert not np.allclose(noisy[srpt].response_s, exact[srpt].response_s)
+        assert np.allclose(noisy[~srpt].response_s, exact[~srpt].response_s)
+
+
+def test_cli_simulate_size_source(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["simulate", "--workload", "synthetic:30", "--schedulers", "fair,srpt",
+                 "--size-source", "lognormal:0.5", "--segments", "30/10", "--cluster",
+                 "2x8g×8", "--no-figures", "--out", str(out)]) == 0
+    assert "size estimates: lognormal" in (out / "summary.md").read_text()
+    assert main(["simulate", "--workload", "synthetic:30", "--sigma", "0.5", "--size-source",
+                 "exact", "--out", str(out)]) == 2
+    assert "give one" in capsys.readouterr().err
