@@ -11,8 +11,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+# CI machines are shared and slow: no per-example deadline, and the same examples every run,
+# so a red CI always reproduces. Locally hypothesis keeps exploring new examples.
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+if os.environ.get("CI", "").lower() == "true":
+    settings.load_profile("ci")
 
 
 def shared_root() -> Path:
