@@ -5,7 +5,9 @@ Three ways to pair each job's actual SE_m, SE_r and S with a prediction:
 - **in-sample**: one model fitted on every job predicts every job (what the paper's R² of
   0.942 / 0.918 / 0.970 most likely are);
 - **cross-validated**: k-fold (scikit-learn's ``KFold``, shuffled with a seed); each job is
-  predicted by the model fitted on the other folds;
+  predicted by the model fitted on the other folds. Grouped by a column (``groups``, e.g.
+  ``job_type``: scikit-learn's ``LeaveOneGroupOut``), each job is predicted by a model that saw
+  no job of its group — how the model does on an application it was never fitted on;
 - **prequential**: jobs in finish-time order, each predicted by a model fitted only on the jobs
   that finished before it — what FSPY, which adds every finished job to its data set, sees.
   The model starts with a batch fit once enough jobs have finished, is refitted in batch each
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.metrics import r2_score
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, LeaveOneGroupOut
 
 from jobsize.errors import InputError, ModelError
 from jobsize.schema import conform
@@ -121,6 +123,7 @@ class Evaluation:
     folds: int
     prequential: Scores | None
     warmup: int  # jobs that finished before the first prequential prediction
+    groups: str | None = None  # cross-validation left one value of this column out at a time
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -160,19 +163,40 @@ def in_sample_pairs(model: SizeModel, records: pd.DataFrame) -> pd.DataFrame:
     return _pairs(actual, predicted)
 
 
+def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None
+            ) -> tuple[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """The (train, test) index pairs and their description."""
+    if groups is None:
+        if folds < 2:
+            raise InputError(f"cross-validation needs at least 2 folds, got {folds}")
+        if len(frame) < folds:
+            raise ModelError(f"{len(frame)} jobs cannot be split into {folds} folds")
+        kfold = KFold(n_splits=folds, shuffle=True, random_state=seed)
+        return f"{folds}-fold cross-validation", list(kfold.split(frame))
+    if groups not in frame.columns:
+        raise InputError(f"no column {groups!r} to group the cross-validation by")
+    labels = frame[groups]
+    if labels.isna().any():
+        raise InputError(f"column {groups!r} is missing for {int(labels.isna().sum())} jobs; "
+                         "every job needs a group")
+    if labels.nunique() < 2:
+        raise ModelError(f"cross-validation by {groups!r} needs at least 2 groups")
+    split = LeaveOneGroupOut().split(frame, groups=labels.astype(str).to_numpy())
+    return f"leave-one-{groups}-out", list(split)
+
+
 def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
                           level: float = 0.95, folds: int = 5, seed: int = 0,
-                          progress: Progress = _quiet) -> pd.DataFrame:
-    """Each job predicted by a model fitted on the other ``folds − 1`` folds."""
-    if folds < 2:
-        raise InputError(f"cross-validation needs at least 2 folds, got {folds}")
+                          progress: Progress = _quiet, groups: str | None = None
+                          ) -> pd.DataFrame:
+    """Each job predicted by a model fitted on the other ``folds − 1`` folds or, with
+    ``groups`` (a column such as ``job_type``), on the jobs of the other groups."""
     frame = conform(records)
-    if len(frame) < folds:
-        raise ModelError(f"{len(frame)} jobs cannot be split into {folds} folds")
+    what, splits = _splits(frame, folds, seed, groups)
     actual = _evaluable(frame, features)
     parts = []
-    with progress(f"{folds}-fold cross-validation", folds) as advance:
-        for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(frame):
+    with progress(what, len(splits)) as advance:
+        for train, test in splits:
             test_rows = actual.index.intersection(pd.Index(test))
             try:
                 model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True)
@@ -263,23 +287,25 @@ class _JobRows:
 
 def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls",
              level: float = 0.95, folds: int = 5, seed: int = 0,
-             progress: Progress = _quiet, source: object = None
+             progress: Progress = _quiet, source: object = None, groups: str | None = None
              ) -> tuple[SizeModel, Evaluation]:
-    """Fit on all of ``records`` and score in-sample, k-fold (``folds`` = 0: skipped) and
-    prequentially. Returns the model fitted on everything and the scores; ``source`` (the
-    trace's path) names the trace in errors."""
+    """Fit on all of ``records`` and score in-sample, cross-validated (k-fold; ``folds`` = 0:
+    skipped; or leave-one-group-out by the column ``groups``) and prequentially. Returns the
+    model fitted on everything and the scores; ``source`` (the trace's path) names the trace in
+    errors."""
     if folds < 0 or folds == 1:
         raise InputError(f"cross-validation needs 0 (none) or at least 2 folds, got {folds}")
     model = SizeModel.fit(records, features, method, level, source=source)
     in_sample = Scores.of(in_sample_pairs(model, records))
     cv = None
-    if folds >= 2:
+    if groups is not None or folds >= 2:
         cv = Scores.of(cross_validated_pairs(records, features, method, level, folds, seed,
-                                             progress))
+                                             progress, groups=groups))
     pairs, warmup = _prequential(records, features, method, level, progress)
     preq = Scores.of(pairs) if len(pairs) else None
     return model, Evaluation(features=features, method=method, in_sample=in_sample,
                              cross_validated=cv, folds=folds if folds >= 2 else 0,
+                             groups=groups,
                              prequential=preq, warmup=warmup)
 
 

@@ -152,3 +152,30 @@ def active_columns(gram: np.ndarray, tol: float = ALIAS_TOL) -> np.ndarray:
     active = np.zeros(p, dtype=bool)
     active[kept] = True
     return active
+
+
+def variance_inflation(gram: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """VIF of each column from ``Σ w·z·zᵀ`` (column 0 the intercept): ``1 / (1 − R²_j)`` of
+    column j regressed on the other kept columns, weighted as the fit is. NaN for the intercept
+    and aliased columns; ∞ where a column is a combination of the others.
+
+    Centring the Gram matrix on the weighted means gives the columns' weighted covariance; the
+    diagonal of its inverse correlation matrix is the VIF. It is invariant to column scaling.
+    """
+    out = np.full(len(gram), np.nan)
+    idx = np.flatnonzero(active)[1:]
+    if len(idx) < 2:
+        out[idx] = 1.0
+        return out
+    total = gram[0, 0]
+    mean_cross = np.outer(gram[0, idx], gram[0, idx]) / total
+    cov = gram[np.ix_(idx, idx)] - mean_cross
+    sd = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = cov / np.outer(sd, sd)
+        try:
+            out[idx] = np.diag(np.linalg.inv(corr))
+        except np.linalg.LinAlgError:
+            out[idx] = np.inf
+    return out
+

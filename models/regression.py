@@ -33,6 +33,7 @@ from models.normal_equations import (
     active_columns,
     column_scale,
     embed,
+    variance_inflation,
 )
 from models.variance import VarianceModel, check_method
 
@@ -168,7 +169,8 @@ class PhaseModel:
     # -- reporting ----------------------------------------------------------------------------
 
     def coefficient_table(self) -> pd.DataFrame:
-        """term, unit, coefficient, standard error, t and two-sided p; aliased terms flagged."""
+        """term, unit, coefficient, standard error, t and two-sided p, variance inflation
+        factor (how nearly the term is a combination of the others); aliased terms flagged."""
         self.refresh()
         sol = self.solution
         se = np.sqrt(self.s2 * np.diag(sol.xtwx_inv))
@@ -184,6 +186,7 @@ class PhaseModel:
             "t": tval,
             "p": pval,
             "aliased": ~sol.active,
+            "vif": variance_inflation(self.stats.gram, sol.active),
         })
 
 

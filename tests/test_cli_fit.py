@@ -58,6 +58,19 @@ def test_fit_options_select_features_method_and_skip_cv(trace_path, capsys):
     assert "residual sd" in out and "∝ mean" not in out  # OLS: constant variance
 
 
+def test_fit_cross_validates_by_group(trace_path, tmp_path, capsys):
+    from jobsize.schema import read_trace
+
+    trace = read_trace(trace_path)
+    trace["queue"] = [f"q{i % 4}" for i in range(len(trace))]
+    grouped = write_trace(trace, tmp_path / "grouped.parquet")
+    assert main(["fit", str(grouped), "--cv-groups", "queue"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "CV by queue" in out and "fold CV" not in out
+    _one_line_error(capsys, main(["fit", str(grouped), "--cv-groups", "team"]),
+                    "no column 'team'")
+
+
 def test_fit_without_a_trace_and_without_a_bundled_one_says_how(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("JOBSIZE_DATASET", str(tmp_path / "none.parquet"))
     _one_line_error(capsys, main(["fit"]), "no measured reference trace is bundled",

@@ -1,7 +1,7 @@
 """``jobsize fit``: fit the SE_m / SE_r models on a trace and report their accuracy.
 
-    jobsize fit [TRACE] [--features probe|actual] [--method gls|wls|ols] [--cv K] [--seed S]
-                [--level L] [-o MODEL.json]
+    jobsize fit [TRACE] [--features probe|actual] [--method gls|wls|ols] [--cv K]
+                [--cv-groups COLUMN] [--seed S] [--level L] [-o MODEL.json]
 
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
 the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
@@ -39,6 +39,9 @@ from models.size_model import SizeModel
 from models.variance import METHODS
 
 _LABEL = {"SE_m": "SE_m", "SE_r": "SE_r", "S": "S (memory·s)"}
+#: Variance inflation above which `fit` warns that terms are nearly collinear (a common rule of
+#: thumb puts trouble at 10; 100 means a term's values are 99 % explained by the others).
+COLLINEAR_VIF = 100.0
 
 
 def _folds(text: str) -> int:
@@ -79,6 +82,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="feasible GLS, WLS with variance ∝ mean², or OLS (default: gls)")
     parser.add_argument("--cv", type=_folds, default=5, metavar="K",
                         help="folds of cross-validation; 0 skips it (default: 5)")
+    parser.add_argument("--cv-groups", metavar="COLUMN",
+                        help="cross-validate leaving one group out at a time instead of K folds, "
+                        "e.g. job_type: each job predicted by a model that never saw its kind of "
+                        "job (sklearn's LeaveOneGroupOut)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the cross-validation shuffle (default: 0)")
     parser.add_argument("--level", type=_level, default=0.95,
@@ -92,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     trace = Path(args.trace) if args.trace else reference_trace()
     records = read_trace(trace)
     model, evaluation = evaluate(records, args.features, args.method, args.level, args.cv,
-                                 args.seed, progress=progress_bar, source=trace)
+                                 args.seed, progress=progress_bar, source=trace,
+                                 groups=args.cv_groups)
     console = Console()
     sources = sorted(set(records["source"].dropna()))
     console.print(accuracy_table(evaluation, trace, model, sources))
@@ -127,7 +135,9 @@ def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel,
     """R² and median errors per evaluation mode beside the paper's; ``sources`` names where the
     records came from (the trace's ``source`` column), so generated data says so."""
     modes: list[tuple[str, Scores | None]] = [("in-sample", ev.in_sample)]
-    if ev.folds:
+    if ev.groups:
+        modes.append((f"CV by {ev.groups}", ev.cross_validated))
+    elif ev.folds:
         modes.append((f"{ev.folds}-fold CV", ev.cross_validated))
     modes.append(("prequential", ev.prequential))
     t = model.training
@@ -172,12 +182,22 @@ def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Tab
         f"{spread}",
         title_justify="left",
     )
-    for name in ("term", "coefficient", "std. error", "t", "p", "unit"):
+    for name in ("term", "coefficient", "std. error", "t", "p", "VIF", "unit"):
         table.add_column(name, justify="left" if name in ("term", "unit") else "right")
     for r in coefs.itertuples(index=False):
         if r.aliased:
-            table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", r.unit)
+            table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", "—", r.unit)
         else:
+            vif = "—" if math.isnan(r.vif) else f"{r.vif:.3g}"
             table.add_row(r.term, f"{r.coef:.4g}", f"{r.std_err:.3g}", f"{r.t:.2f}",
-                          f"{r.p:.2g}", r.unit)
+                          f"{r.p:.2g}", vif, r.unit)
+    collinear = [r.term for r in coefs.itertuples(index=False)
+                 if not r.aliased and r.vif >= COLLINEAR_VIF]
+    if collinear:
+        table.caption = (
+            f"{', '.join(collinear)}: VIF ≥ {COLLINEAR_VIF:g}, nearly a combination of the other "
+            "terms in this trace. Their coefficients are unstable and may offset each other; "
+            "jobs unlike the trace's in these terms can be predicted far off.")
+        table.caption_justify = "left"
+        table.caption_style = "yellow"
     return table

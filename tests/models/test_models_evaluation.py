@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jobsize.errors import InputError
+from jobsize.errors import InputError, ModelError
 from models.evaluation import (
     MIN_HISTORY,
     PAIR_COLUMNS,
@@ -88,6 +88,38 @@ def test_cross_validated_predictions_come_from_other_folds(small_trace):
     assert again.loc[job, "SE_m_pred_s"] == pytest.approx(base.loc[job, "SE_m_pred_s"],
                                                           rel=1e-12)
     assert not np.allclose(again["SE_m_pred_s"], base.loc[again.index, "SE_m_pred_s"])
+
+
+def test_grouped_cross_validation_never_sees_the_jobs_group(small_trace):
+    trace = small_trace.copy()
+    trace["job_type"] = np.where(np.arange(len(trace)) % 3 == 0, "a", "b")
+    trace.loc[trace.index[-1], "job_type"] = "c"
+    base = cross_validated_pairs(trace, groups="job_type").set_index("job_id")
+    assert sorted(base.index) == sorted(trace["job_id"])
+    # spoiling every job of group "a" changes no prediction of an "a" job, and others' do change
+    spoiled = trace.copy()
+    in_a = (spoiled["job_type"] == "a").to_numpy()
+    spoiled.loc[in_a, "map_time_ms"] *= 50
+    again = cross_validated_pairs(spoiled, groups="job_type").set_index("job_id")
+    a_jobs = trace.loc[in_a, "job_id"]
+    np.testing.assert_allclose(again.loc[a_jobs, "SE_m_pred_s"], base.loc[a_jobs, "SE_m_pred_s"],
+                               rtol=1e-12)
+    others = trace.loc[~in_a, "job_id"]
+    assert not np.allclose(again.loc[others, "SE_m_pred_s"], base.loc[others, "SE_m_pred_s"])
+    _, ev = evaluate(trace, groups="job_type")
+    assert ev.groups == "job_type" and ev.cross_validated.jobs == len(base)
+
+
+def test_grouped_cross_validation_needs_a_complete_column_and_two_groups(small_trace):
+    with pytest.raises(InputError, match="no column 'team'"):
+        cross_validated_pairs(small_trace, groups="team")
+    trace = small_trace.copy()
+    trace["job_type"] = "a"
+    with pytest.raises(ModelError, match="at least 2 groups"):
+        cross_validated_pairs(trace, groups="job_type")
+    trace["job_type"] = trace["job_type"].where(np.arange(len(trace)) > 0, None)
+    with pytest.raises(InputError, match="missing for 1 jobs"):
+        cross_validated_pairs(trace, groups="job_type")
 
 
 def test_evaluate_scores_three_modes(small_trace):
