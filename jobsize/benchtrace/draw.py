@@ -9,13 +9,19 @@ Each job of a trace is drawn independently:
 1. a bin with those shares, then a map count ``n_fb`` uniformly inside it (the open last bin is
    taken as 3201-6400);
 2. the map count scaled to this machine, ``N_m = ceil(n_fb / map_scale)``, and the input size
-   ``N_m × split_bytes`` (whole splits, so the job runs exactly N_m maps). A one-map job reads
-   ``split_bytes / 2^j`` for j uniform in 0..4, as tiny jobs read anything up to one block;
+   ``N_m × split_bytes`` (whole splits, so the job runs exactly N_m maps; see 6). A one-map
+   job reads ``split_bytes / 2^j`` for j uniform in 0..4, as tiny jobs read anything up to one
+   block;
 3. map-only or not: in the SWIM sample of FB-2009 (5,894 jobs) 85 % of the one-block jobs and
    21 % of the larger ones shuffle nothing — those are the probabilities used;
 4. a workload uniformly among the map-only or the other reference workloads;
 5. ``N_r = round(r × N_m)`` with r uniform in [0.05, 0.25] (the 5-25 % of Zaharia et al.), at
-   least 1 and at most the workload's ``max_reduces`` (0 for a map-only job).
+   least 1 and at most the workload's ``max_reduces`` (0 for a map-only job);
+6. optionally (``split_sizes``) the job's split (block) size uniformly among several, and
+   (``partial_splits``) a last split filled to a uniform fraction in (0, 1] — as a cluster's
+   jobs read files of any length, split by blocks of several sizes. Without them every job
+   reads whole splits of ``split_bytes``, so its input bytes are N_m times one constant and a
+   model cannot tell N_m's effect from MI's.
 
 A draw is a pure function of ``(seed, index)``: the trace of N jobs is the first N draws of the
 seed, so a resumed or extended run draws the same jobs.
@@ -76,6 +82,8 @@ class Distribution:
     map_only_share: float = MAP_ONLY_SHARE
     map_only_share_one_map: float = MAP_ONLY_SHARE_ONE_MAP
     reduce_ratio: tuple[float, float] = REDUCE_RATIO
+    split_sizes: tuple[int, ...] = ()  # each job draws its split size from these (if given)
+    partial_splits: bool = False  # the last split of a job's input is partly filled
     shares: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -86,9 +94,10 @@ class Distribution:
                               f"{', '.join(sorted(WORKLOADS))}")
         if not names:
             raise ConfigError("no workloads to draw from")
-        if self.split_bytes < 1 or self.map_scale < 1:
-            raise ConfigError(f"split size and map scale must be positive, got "
-                              f"{self.split_bytes} and {self.map_scale}")
+        if self.split_bytes < 1 or self.map_scale < 1 or any(b < 1 for b in self.split_sizes):
+            raise ConfigError(f"split sizes and map scale must be positive, got "
+                              f"{self.split_sizes or self.split_bytes} and {self.map_scale}")
+        object.__setattr__(self, "split_sizes", tuple(int(b) for b in self.split_sizes))
         object.__setattr__(self, "workloads", tuple(dict.fromkeys(names)))
         shares = np.array([b.share for b in self.bins], dtype=float)
         object.__setattr__(self, "shares", shares / shares.sum())
@@ -108,7 +117,10 @@ class Distribution:
                 "bins": [[b.low, b.high, b.share] for b in self.bins],
                 "map_only_share": self.map_only_share,
                 "map_only_share_one_map": self.map_only_share_one_map,
-                "reduce_ratio": list(self.reduce_ratio)}
+                "reduce_ratio": list(self.reduce_ratio),
+                # only when set, so traces measured before these options resume unchanged
+                **({"split_sizes": list(self.split_sizes)} if self.split_sizes else {}),
+                **({"partial_splits": True} if self.partial_splits else {})}
 
 
 @dataclass(frozen=True)
@@ -124,6 +136,7 @@ class Draw:
     input_bytes: int
     input_seed: int
     probe_seed: int
+    split_bytes: int = 0  # the job's split (block) size; 0: the distribution's
 
     @property
     def input_kind(self) -> str:
@@ -148,8 +161,6 @@ def draw_job(seed: int, index: int, dist: Distribution) -> Draw:
     fb_maps = int(rng.integers(dist.bins[b].low, dist.bins[b].high + 1))
     n_maps = math.ceil(fb_maps / dist.map_scale)
     step = int(rng.integers(0, ONE_MAP_STEPS))
-    input_bytes = n_maps * dist.split_bytes if n_maps > 1 else \
-        max(1, dist.split_bytes >> step)
     p_map_only = dist.map_only_share_one_map if n_maps == 1 else dist.map_only_share
     map_only = bool(rng.random() < p_map_only)
     choices = dist.map_only_workloads if map_only else dist.reduce_workloads
@@ -160,9 +171,16 @@ def draw_job(seed: int, index: int, dist: Distribution) -> Draw:
     w = WORKLOADS[name]
     n_reduces = 0 if w.map_only else min(w.max_reduces, max(1, round(ratio * n_maps)))
     probe_seed = int(rng.integers(2**31))
+    # drawn last, and only when asked for, so the draws above stay those of older traces
+    split = dist.split_bytes
+    if dist.split_sizes:
+        split = dist.split_sizes[int(rng.integers(len(dist.split_sizes)))]
+    fill = 1.0 - float(rng.random()) if dist.partial_splits else 1.0  # in (0, 1]
+    input_bytes = (n_maps - 1) * split + max(1, round(fill * split)) if n_maps > 1 else \
+        max(1, split >> step)
     return Draw(index=index, workload=name, bin=b, fb_maps=fb_maps, n_maps=n_maps,
                 n_reduces=n_reduces, input_bytes=input_bytes, input_seed=seed,
-                probe_seed=probe_seed)
+                probe_seed=probe_seed, split_bytes=split)
 
 
 def draw_jobs(seed: int, jobs: int, dist: Distribution) -> list[Draw]:

@@ -55,11 +55,11 @@ class JobOutcome:
     probe_error: str | None = None
 
 
-def job_conf(dist: Distribution) -> dict[str, str]:
-    """The configuration every job of the trace runs under (Hadoop's uber rule, the paper's
-    setting: uber mode enabled, at most one block of input)."""
+def job_conf(split_bytes: int) -> dict[str, str]:
+    """The configuration a job of the trace runs under (Hadoop's uber rule, the paper's
+    setting: uber mode enabled, at most one block — the job's split size — of input)."""
     return {"mapreduce.job.ubertask.enable": "true",
-            "mapreduce.job.ubertask.maxbytes": str(dist.split_bytes)}
+            "mapreduce.job.ubertask.maxbytes": str(split_bytes)}
 
 
 class BenchTrace:
@@ -131,16 +131,17 @@ class BenchTrace:
         paths = cache.get(draw.input_key)
         generate_s = time.monotonic() - t_gen
         t0 = time.monotonic()
-        conf = job_conf(self.dist)
+        split = draw.split_bytes or self.dist.split_bytes
+        conf = job_conf(split)
         files = input_files(paths)
-        n_maps = len(compute_splits(files, None, self.dist.split_bytes))
+        n_maps = len(compute_splits(files, None, split))
         plan = plan_probe(n_maps, draw.n_reduces, sum(f.stat().st_size for f in files), conf)
         name = f"{w.name} (bench-trace seed {self.seed} draw {draw.index})"
-        probe, probe_error = self._probe(draw, plan, paths, n_maps, conf, name, engine)
+        probe, probe_error = self._probe(draw, plan, paths, n_maps, split, conf, name, engine)
         work = self.dir.scratch / str(draw.index)
         spec = JobSpec(inputs=tuple(paths), output=work / "output", mapper=w.mapper,
                        reducer=w.reducer, combiner=w.combiner, n_reduces=draw.n_reduces,
-                       split_bytes=self.dist.split_bytes, name=name, user=USER, conf=conf,
+                       split_bytes=split, name=name, user=USER, conf=conf,
                        overwrite=True)
         try:
             result = engine.run(spec, history_dir=self.dir.job_history)
@@ -155,12 +156,13 @@ class BenchTrace:
                                f"({plan.uberized}): {plan.reason}")
         record.update(probe)
         record.update(job_type=w.name, source=SOURCE, draw_index=draw.index,
-                      fb_maps=draw.fb_maps, host_load_1m=os.getloadavg()[0])
+                      fb_maps=draw.fb_maps, split_bytes=split,
+                      host_load_1m=os.getloadavg()[0])
         return JobOutcome(draw, record, history.tasks, time.monotonic() - t0, generate_s,
                           probe_error)
 
     def _probe(self, draw: Draw, plan: ProbePlan, paths: Sequence[Path], n_maps: int,
-               conf: dict[str, str], name: str, engine: LocalEngine
+               split: int, conf: dict[str, str], name: str, engine: LocalEngine
                ) -> tuple[dict[str, Any], str | None]:
         """The probe columns: null for an uber job (never probed) or a probe that failed."""
         if not plan.probe:
@@ -168,7 +170,7 @@ class BenchTrace:
         w = WORKLOADS[draw.workload]
         spec = ProbeSpec(mapper=w.mapper, reducer=w.reducer, combiner=w.combiner,
                          inputs=tuple(str(p) for p in paths), n_maps=n_maps,
-                         n_reduces=draw.n_reduces, split_bytes=self.dist.split_bytes,
+                         n_reduces=draw.n_reduces, split_bytes=split,
                          seed=draw.probe_seed, job_name=name, conf=conf)
         history = self.dir.probe_history / str(draw.index)
         shutil.rmtree(history, ignore_errors=True)

@@ -37,7 +37,8 @@ TRACE_NAME = "trace.parquet"
 SETTINGS_NAME = "bench-trace.json"
 #: Columns a bench trace adds to the job record.
 DRAW_INDEX = "draw_index"
-EXTRA_COLUMNS = {DRAW_INDEX: "Int64", "fb_maps": "Int64", "host_load_1m": "Float64"}
+EXTRA_COLUMNS = {DRAW_INDEX: "Int64", "fb_maps": "Int64", "split_bytes": "Int64",
+                 "host_load_1m": "Float64"}
 
 
 def machine() -> dict[str, Any]:

@@ -56,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--split-size", type=byte_size, default=defaults.split_bytes,
                         metavar="BYTES", help="block and split size of every job "
                         f"(default: {defaults.split_bytes // 1024}K)")
+    parser.add_argument("--split-sizes", type=_byte_sizes, default=(), metavar="BYTES,...",
+                        help="each job draws its block and split size from these (e.g. "
+                        "256K,512K,768K) instead of --split-size")
+    parser.add_argument("--partial-splits", action="store_true",
+                        help="fill each job's last split to a random fraction, as files of "
+                        "any length are (default: whole splits)")
     parser.add_argument("--map-scale", type=count(1), default=defaults.map_scale, metavar="K",
                         help="a job runs ceil(FB-2009 map count / K) maps "
                         f"(default: {defaults.map_scale})")
@@ -72,9 +78,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _byte_sizes(text: str) -> tuple[int, ...]:
+    sizes = tuple(byte_size(part) for part in text.split(",") if part.strip())
+    if not sizes:
+        raise argparse.ArgumentTypeError(f"expected sizes like 256K,512K,1M, got {text!r}")
+    return sizes
+
+
 def run(args: argparse.Namespace) -> int:
     dist = Distribution(split_bytes=args.split_size, map_scale=args.map_scale,
-                        workloads=args.workloads)
+                        workloads=args.workloads, split_sizes=args.split_sizes,
+                        partial_splits=args.partial_splits)
     bench = BenchTrace(args.output, args.seed, dist, workers=args.workers,
                        input_budget=args.input_cache)
     draws = bench.plan(args.jobs)
@@ -117,8 +131,10 @@ def job_line(o: JobOutcome, total: int) -> str:
 def plan_table(draws: list[Draw], dist: Distribution) -> Table:
     """The draw per FB-2009 bin: jobs, map-only jobs and maps against the bin's share."""
     n = max(1, len(draws))
+    splits = ", ".join(str(b) for b in dist.split_sizes) or str(dist.split_bytes)
+    partial = " (last split partial)" if dist.partial_splits else ""
     table = Table(title=f"{len(draws)} jobs: FB-2009 bins scaled by 1/{dist.map_scale}, "
-                  f"{dist.split_bytes} bytes per map", title_justify="left")
+                  f"{splits} bytes per map{partial}", title_justify="left")
     for name in ("FB-2009 maps", "share", "local maps", "jobs", "drawn", "map-only", "maps"):
         table.add_column(name, justify="left" if name == "FB-2009 maps" else "right")
     for s in summarize(draws, dist):

@@ -85,7 +85,7 @@ def test_every_workload_is_drawn(draws):
 
 def test_one_map_jobs_are_uber_jobs_and_the_rest_are_probed(draws):
     dist = Distribution()
-    conf = job_conf(dist)
+    conf = job_conf(dist.split_bytes)
     for d in draws[:400]:
         plan = plan_probe(d.n_maps, d.n_reduces, d.input_bytes, conf)
         assert plan.probe == (d.n_maps > 1), d
