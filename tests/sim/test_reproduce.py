@@ -67,6 +67,7 @@ def test_reproduction_on_a_small_workload(small, tmp_path) -> None:
     assert "probing queue): 5 s + (SE_m + SE_r)/max(N_m, N_r)" in text
     assert "PSBS-style late jobs" in text
     assert "fair: Fair (memory) with node reservations" in text
+    assert f"fig10_fspy_vs_fair_rcp{g}.png" in text.split("Figures:")[1]
     assert pd.read_parquet(tmp_path / "jobs.parquet").shape[0] == len(per)
 
 
@@ -88,6 +89,7 @@ def test_cli_reproduce_with_a_measured_error_distribution(shared, tmp_path, caps
     assert "prequential errors of errors.parquet" in text
     assert "| fspy+ps |" in text and "hfsp" not in text.split("## Simulation time")[1]
     assert not list((tmp_path / "out").glob("*.png"))
+    assert "Figures:" not in text  # the report names only figures it wrote
     assert "Beside the paper" in capsys.readouterr().out
 
 
