@@ -6,6 +6,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from jobsize.benchtrace.report import type_table
@@ -57,10 +58,22 @@ def test_probe_columns_are_consistent(trace):
 
 
 def test_uber_jobs_are_those_hadoops_rule_picks(trace, settings):
-    conf = {"mapreduce.job.ubertask.maxbytes": settings["distribution"]["split_bytes"]}
-    rule = [uber_eligible(int(r.n_maps), int(r.n_reduces), int(r.map_input_bytes), conf)
-            for r in trace.itertuples()]
+    # the job's own block (split) size bounds an uber job's input
+    default = settings["distribution"]["split_bytes"]
+    splits = (trace["split_bytes"].fillna(default) if "split_bytes" in trace
+              else pd.Series(default, index=trace.index))
+    rule = [uber_eligible(int(r.n_maps), int(r.n_reduces), int(r.map_input_bytes),
+                          {"mapreduce.job.ubertask.maxbytes": int(split)})
+            for r, split in zip(trace.itertuples(), splits, strict=True)]
     assert list(trace["uberized"]) == rule
+
+
+def test_input_bytes_are_not_a_multiple_of_the_map_count(trace):
+    # several split sizes and partial last splits: MI is not N_m times one constant, so the
+    # models can tell the cost of a map from the cost of a byte
+    multi = trace[trace["n_maps"] > 1]
+    per_map = multi["map_input_bytes"] / multi["n_maps"]
+    assert per_map.std() / per_map.mean() > 0.1
 
 
 def test_task_table_matches(trace):
