@@ -272,11 +272,10 @@ def write_report(rep: Reproduction, out: Path, *, group: int = FOCUS_GROUP,
              _parquet(rep.summary, out / "summary.parquet"),
              _parquet(rep.segments, out / "segments.parquet")]
     g = focus_group(rep, group)
-    if figures:
-        paths += write_figures(rep, out, g)
+    figs = write_figures(rep, out, g) if figures else []
     atomic_write_text(out / "report.md",
-                      report_markdown(rep, g, wanted=group, figures=[p.name for p in paths[3:]]))
-    return [*paths, out / "report.md"]
+                      report_markdown(rep, g, wanted=group, figures=[f.name for f in figs]))
+    return [*paths, *figs, out / "report.md"]
 
 
 def write_figures(rep: Reproduction, out: Path, group: int) -> list[Path]:
