@@ -157,5 +157,6 @@ def _number(view: JsonView, key: str) -> float | None:
 def read_sls_synth(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read an SLS synthetic-workload spec (SYNTH ``syn.json``): one row per job class with
     its workload, queue and the distributions' avg/stddev fields; top-level settings
-    (num_jobs, num_nodes, rand_seed, …) in ``frame.attrs``. Jobs are not generated from it."""
+    (num_jobs, num_nodes, rand_seed, …) in ``frame.attrs``. ``collectors.sls_synth`` draws
+    its jobs."""
     return parse_sls_synth(read_bytes(path, "an SLS synthetic workload spec"), source=path)

@@ -5,12 +5,13 @@
     jobsize collect jhist PATH... -o TRACE
     jobsize collect rumen FILE -o TRACE
     jobsize collect sls FILE -o TRACE
+    jobsize collect sls-synth SPEC -o TRACE [--seed S] [--jobs N]
     jobsize collect swim FILE -o TRACE
     jobsize collect rm URL [--nodes] [HTTP options]
 
 Traces are parquet; task-attempt rows go beside them as ``TRACE.tasks.parquet`` (jhs, jhist,
-rumen, sls). ``collect jhs`` skips jobs already in TRACE and exits 1 if some job could not be
-fetched, after naming each one.
+rumen, sls, sls-synth). ``collect jhs`` skips jobs already in TRACE and exits 1 if some job
+could not be fetched, after naming each one.
 """
 
 from __future__ import annotations
@@ -128,6 +129,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         trace.add_argument("-o", "--output", required=True, metavar="TRACE")
         trace.set_defaults(func=_run_trace, kind=name)
 
+    synth = sub.add_parser("sls-synth", help="jobs drawn from an SLS synthetic spec (syn.json)",
+                           description="Draw jobs from an SLS SYNTH workload spec as SLS's "
+                           "synthetic job producer does: workloads, job classes and submission "
+                           "times by weight; task counts, container sizes and task durations "
+                           "from the spec's distributions.")
+    synth.add_argument("file", metavar="SPEC")
+    synth.add_argument("-o", "--output", required=True, metavar="TRACE")
+    synth.add_argument("--seed", type=int, default=None,
+                       help="seed of the draw (default: the spec's rand_seed)")
+    synth.add_argument("--jobs", type=int, default=None, metavar="N",
+                       help="jobs to draw (default: the spec's num_jobs)")
+    synth.set_defaults(func=_run_trace, kind="sls-synth")
+
     rm = sub.add_parser("rm", help="cluster resources (CR) from a ResourceManager",
                         description="Print the cluster's total memory and vcores (the paper's "
                         "CR) from the ResourceManager REST API.")
@@ -189,6 +203,9 @@ def _run_trace(args: argparse.Namespace) -> int:
     elif args.kind == "sls":
         from collectors.sls import read_sls
         jobs, tasks = read_sls(args.file)
+    elif args.kind == "sls-synth":
+        from collectors.sls_synth import generate_sls_synth
+        jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs)
     else:
         from collectors.swim import read_swim
         jobs = read_swim(args.file)

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workload", required=True, metavar="W",
                    help="SWIM .tsv, Rumen .json, SLS .json, jobsize trace .parquet (with its "
                    ".tasks.parquet), or synthetic[:N] (FB-2009 size bins)")
-    p.add_argument("--format", choices=("swim", "rumen", "sls", "trace", "synthetic"),
+    p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "

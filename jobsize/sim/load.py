@@ -1,4 +1,5 @@
-"""Open a workload by file type: SWIM TSV, Rumen JSON, SLS JSON, a jobsize trace, synthetic."""
+"""Open a workload by file type: SWIM TSV, Rumen JSON, SLS JSON (a trace or a SYNTH spec), a
+jobsize trace, synthetic."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ from pathlib import Path
 from jobsize.errors import ConfigError, InputError
 from jobsize.sim.costmodel import CostModel, read_swim_workload
 from jobsize.sim.synthetic import SyntheticFB2009
-from jobsize.sim.traces import read_local_workload, read_rumen_workload, read_sls_workload
+from jobsize.sim.traces import (
+    read_local_workload,
+    read_rumen_workload,
+    read_sls_synth_workload,
+    read_sls_workload,
+)
 from jobsize.sim.workload import Workload
 
-FORMATS = ("swim", "rumen", "sls", "trace", "synthetic")
+FORMATS = ("swim", "rumen", "sls", "sls-synth", "trace", "synthetic")
 
 
 def guess_format(spec: str) -> str:
@@ -23,6 +29,8 @@ def guess_format(spec: str) -> str:
     if name.endswith(".parquet"):
         return "trace"
     if name.endswith(".json"):
+        if name.startswith("syn"):  # SLS's synthetic specs: syn.json, syn_generic.json, …
+            return "sls-synth"
         return "sls" if "sls" in name else "rumen"
     raise ConfigError(f"cannot tell the format of workload {spec!r}; pass --format "
                       f"({', '.join(FORMATS)})")
@@ -48,6 +56,8 @@ def load_workload(spec: str | os.PathLike[str], fmt: str | None = None, *,
         return read_rumen_workload(text)
     if fmt == "sls":
         return read_sls_workload(text)
+    if fmt == "sls-synth":
+        return read_sls_synth_workload(text, seed=seed)
     if fmt == "trace":
         return read_local_workload(text)
     raise ConfigError(f"unknown workload format {fmt!r}; known: {', '.join(FORMATS)}")

@@ -1,4 +1,5 @@
-"""Workloads that replay recorded task durations: Rumen and SLS traces, and local runs.
+"""Workloads that replay recorded task durations: Rumen and SLS traces, and local runs (and
+the drawn durations of SLS synthetic specs).
 
 All three arrive as a job-record table plus a task-attempt table (``jobsize.schema``). Each
 successful MAP or REDUCE attempt becomes one task of its job with its recorded duration
@@ -105,6 +106,16 @@ def read_sls_workload(path: str | os.PathLike[str]) -> Workload:
     from collectors.sls import read_sls
 
     jobs, tasks = read_sls(path)
+    return from_tables(jobs, tasks, str(path))
+
+
+def read_sls_synth_workload(path: str | os.PathLike[str], seed: int | None = None
+                            ) -> Workload:
+    """Jobs drawn from an SLS SYNTH spec (``collectors.sls_synth``); ``seed`` overrides the
+    spec's ``rand_seed``."""
+    from collectors.sls_synth import generate_sls_synth
+
+    jobs, tasks = generate_sls_synth(path, seed=seed)
     return from_tables(jobs, tasks, str(path))
 
 

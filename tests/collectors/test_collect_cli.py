@@ -35,6 +35,17 @@ def test_collect_trace_files(shared, tmp_path, kind, path, rows):
         assert "gap_ms" in jobs.columns
 
 
+def test_collect_sls_synth_draws_jobs(shared, tmp_path, capsys):
+    out = tmp_path / "syn.parquet"
+    spec = str(shared / "hadoop" / "sls" / "syn.json")
+    assert main(["collect", "sls-synth", spec, "-o", str(out), "--jobs", "4", "--seed", "5"]) == 0
+    jobs = read_trace(out)
+    tasks = read_trace(tasks_path(out), columns=TASK_COLUMNS)
+    assert len(jobs) == 4 and set(jobs["source"]) == {"sls-synth"}
+    assert len(tasks) == (jobs["n_maps"] + jobs["n_reduces"]).sum()
+    assert f"4 jobs and {len(tasks)} task rows" in capsys.readouterr().out
+
+
 def test_bad_file_is_one_line_and_exit_2(tmp_path, capsys):
     bad = tmp_path / "w.tsv"
     bad.write_text("job0\t1\t1\n")
