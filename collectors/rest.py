@@ -51,7 +51,8 @@ class HttpOptions:
     pool: int = 16
 
 
-def _spnego_auth() -> Any:
+def spnego_auth() -> Any:
+    """SPNEGO (Kerberos) authentication for requests, from the kerberos extra."""
     try:
         from requests_gssapi import OPTIONAL, HTTPSPNEGOAuth
     except ImportError:
@@ -71,7 +72,7 @@ class RestClient:
         verify = self.options.verify
         if isinstance(verify, str) and not Path(verify).exists():
             raise ConfigError(f"CA bundle not found: {verify}")
-        self._auth = _spnego_auth() if self.options.kerberos else None
+        self._auth = spnego_auth() if self.options.kerberos else None
         # The environment's proxy and CA-bundle settings, read once: requests would rescan
         # the whole environment on every request, a large share of a request's CPU time.
         self._proxies = requests.utils.get_environ_proxies(self.base_url)

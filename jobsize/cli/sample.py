@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="WebHDFS user.name (default $HADOOP_USER_NAME or the login name)")
     parser.add_argument("--delegation", default=None, metavar="TOKEN",
                         help="WebHDFS delegation token")
+    parser.add_argument("--kerberos", action="store_true",
+                        help="WebHDFS with SPNEGO authentication from your Kerberos ticket "
+                        "(needs pip install 'jobsize[kerberos]')")
     parser.add_argument("-o", "--output", required=True, metavar="SAMPLE",
                         help="where to write the sample (metadata goes to SAMPLE.json)")
     parser.set_defaults(func=run)
@@ -82,8 +85,12 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.is_dir():
         raise InputError("is a directory, expected a file name for the sample", source=out)
+    auth = {}
+    if args.kerberos:
+        from collectors.rest import spnego_auth
+        auth = {"auth": spnego_auth()}
     splits = input_splits(args.inputs, args.split_size, recursive=args.recursive,
-                          user=args.user, delegation=args.delegation)
+                          user=args.user, delegation=args.delegation, **auth)
     n_chosen = plan(len(splits), args.n_maps, args.n_reduces, args.max_splits).n_chosen
     with progress_bar("sampling", total=n_chosen) as advance:
         result = sample(splits, args.n_maps, args.n_reduces, args.max_splits, args.seed,

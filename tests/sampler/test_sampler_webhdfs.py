@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlencode
 
 import pytest
+import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -38,6 +39,7 @@ class FakeHdfs:
     ignore_length: bool = False  # a broken DataNode that sends the rest of the file
     served: list[tuple[str, int, int]] = field(default_factory=list)  # DataNode reads
     seen: list[dict[str, str]] = field(default_factory=list)  # NameNode query strings
+    authorization: list[str | None] = field(default_factory=list)  # NameNode auth headers
 
     def is_dir(self, path: str) -> bool:
         prefix = path.rstrip("/") + "/"
@@ -56,6 +58,7 @@ class FakeHdfs:
         path = unquote(request.path[len(PREFIX):]) or "/"
         args = dict(request.args)
         self.seen.append(args)
+        self.authorization.append(request.headers.get("Authorization"))
         op = args.get("op", "")
         if self.fail.get(op):
             return Response("busy", status=self.fail[op].pop(0))
@@ -269,3 +272,40 @@ def test_url_forms() -> None:
 def test_user_defaults_to_hadoop_user_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HADOOP_USER_NAME", "etl")
     assert client_for("webhdfs://nn/x")[0].user == "etl"
+
+
+class _Negotiate(requests.auth.AuthBase):
+    """Stands in for SPNEGO: the header a Kerberos ticket would produce."""
+
+    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
+        r.headers["Authorization"] = "Negotiate dGlja2V0"
+        return r
+
+
+def test_sample_cli_kerberos_sends_spnego(hdfs: FakeHdfs, httpserver: HTTPServer,
+                                          tmp_path: Path, monkeypatch) -> None:
+    import collectors.rest
+    from jobsize.cli import main
+
+    hdfs.files["/data/a.txt"] = _text(400)
+    monkeypatch.setattr(collectors.rest, "spnego_auth", _Negotiate)
+    out = tmp_path / "s"
+    url = f"webhdfs://{_nn(httpserver)}/data/a.txt"
+    assert main(["sample", url, "-m", "4", "-r", "1", "--kerberos", "-o", str(out)]) == 0
+    assert hdfs.authorization and set(hdfs.authorization) == {"Negotiate dGlja2V0"}
+    assert out.stat().st_size > 0
+
+
+def test_sample_cli_kerberos_without_the_extra_is_one_line(tmp_path: Path, capsys) -> None:
+    try:
+        import requests_gssapi  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("the kerberos extra is installed")
+    from jobsize.cli import main
+
+    code = main(["sample", "webhdfs://127.0.0.1:9/x", "-m", "2", "-r", "1", "--kerberos",
+                 "-o", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert code == 2 and "pip install 'jobsize[kerberos]'" in err and len(err.splitlines()) == 1
