@@ -22,6 +22,7 @@ from typing import Any
 
 from jobsize.atomic import atomic_write
 from jobsize.cli.run import add_job_arguments, containers, count, reducer_of
+from jobsize.cli.sample import add_webhdfs_arguments, webhdfs_options
 from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
 from jobsize.errors import InputError
 
@@ -41,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
                         help="sampledSplitsUpperBound: most splits to sample from")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed")
+    add_webhdfs_arguments(parser)
     parser.add_argument("--history", default=None, metavar="DIR",
                         help="keep the probe's own .jhist and _conf.xml in DIR")
     parser.add_argument("--force", action="store_true",
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hadoop:
         print(hadoop_commands(spec, args))
         return 0
-    splits = spec.splits()
+    splits = spec.splits(**webhdfs_options(args))
     plan = spec.plan(sum(s.length for s in splits))
     if not plan.probe and not args.force:
         out: dict[str, Any] = {**plan.record(), "reason": plan.reason}
@@ -115,7 +117,7 @@ def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     name); return the upload command and the cluster probe command."""
     from sampler.probe import render_hadoop
 
-    sample = spec.take_sample()
+    sample = spec.take_sample(**webhdfs_options(args))
     by_file: dict[str, list[bytes]] = {}
     for chosen, data in sample.parts():
         by_file.setdefault(chosen.path, []).append(data)

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.errors import InputError
@@ -69,6 +70,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "block size for WebHDFS)")
     parser.add_argument("--recursive", action="store_true",
                         help="include files in subdirectories of input directories")
+    add_webhdfs_arguments(parser)
+    parser.add_argument("-o", "--output", required=True, metavar="SAMPLE",
+                        help="where to write the sample (metadata goes to SAMPLE.json)")
+    parser.set_defaults(func=run)
+
+
+def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to authenticate to WebHDFS inputs (``sample`` and ``probe``)."""
     parser.add_argument("--user", default=None,
                         help="WebHDFS user.name (default $HADOOP_USER_NAME or the login name)")
     parser.add_argument("--delegation", default=None, metavar="TOKEN",
@@ -76,21 +85,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--kerberos", action="store_true",
                         help="WebHDFS with SPNEGO authentication from your Kerberos ticket "
                         "(needs pip install 'jobsize[kerberos]')")
-    parser.add_argument("-o", "--output", required=True, metavar="SAMPLE",
-                        help="where to write the sample (metadata goes to SAMPLE.json)")
-    parser.set_defaults(func=run)
+
+
+def webhdfs_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``sampler.splits.input_splits`` options of :func:`add_webhdfs_arguments`."""
+    options: dict[str, Any] = {"user": args.user, "delegation": args.delegation}
+    if args.kerberos:
+        from collectors.rest import spnego_auth
+        options["auth"] = spnego_auth()
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.is_dir():
         raise InputError("is a directory, expected a file name for the sample", source=out)
-    auth = {}
-    if args.kerberos:
-        from collectors.rest import spnego_auth
-        auth = {"auth": spnego_auth()}
     splits = input_splits(args.inputs, args.split_size, recursive=args.recursive,
-                          user=args.user, delegation=args.delegation, **auth)
+                          **webhdfs_options(args))
     n_chosen = plan(len(splits), args.n_maps, args.n_reduces, args.max_splits).n_chosen
     with progress_bar("sampling", total=n_chosen) as advance:
         result = sample(splits, args.n_maps, args.n_reduces, args.max_splits, args.seed,

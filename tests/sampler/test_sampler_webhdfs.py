@@ -309,3 +309,25 @@ def test_sample_cli_kerberos_without_the_extra_is_one_line(tmp_path: Path, capsy
                  "-o", str(tmp_path / "s")])
     err = capsys.readouterr().err
     assert code == 2 and "pip install 'jobsize[kerberos]'" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("hadoop", [False, True])
+def test_probe_cli_authenticates_to_webhdfs(hdfs: FakeHdfs, httpserver: HTTPServer,
+                                            tmp_path: Path, monkeypatch, capsys,
+                                            hadoop: bool) -> None:
+    import collectors.rest
+    from jobsize.cli import main
+
+    hdfs.files["/data/a.txt"] = _text(400)
+    hdfs.user = "alice"
+    monkeypatch.setattr(collectors.rest, "spnego_auth", _Negotiate)
+    argv = ["probe", "--input", f"webhdfs://{_nn(httpserver)}/data/a.txt", "--mapper", "cat",
+            "--reducer", "cat", "--maps", "4", "--reduces", "1", "--seed", "1",
+            "--user", "alice", "--kerberos"]
+    if hadoop:
+        argv += ["--hadoop", "--sample-dir", str(tmp_path / "sample")]
+    assert main(argv) == 0
+    assert {s.get("user.name") for s in hdfs.seen} == {"alice"}
+    assert set(hdfs.authorization) == {"Negotiate dGlja2V0"}
+    out = capsys.readouterr().out
+    assert ("hdfs dfs -put" in out) if hadoop else ('"uberized": true' in out)
