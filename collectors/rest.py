@@ -212,6 +212,15 @@ class JsonView:
             raise self._fail(f"expected an integer, found {_kind(child.value)}", child.path)
         return value
 
+    def number(self, key: str, *, required: bool = True) -> float | None:
+        child = self.get(key, required=required)
+        value = child.value
+        if value is None and not required:
+            return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise self._fail(f"expected a number, found {value!r}"[:120], child.path)
+        return float(value)
+
     def bool(self, key: str, *, required: bool = True) -> bool | None:
         child = self.get(key, required=required)
         if child.value is None and not required:

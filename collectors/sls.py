@@ -125,7 +125,7 @@ def parse_sls_synth(data: bytes, *, source: object = "<sls synth>") -> pd.DataFr
     rows = []
     for workload in spec.items("workloads"):
         head = {"workload_name": workload.str("workload_name", required=False),
-                "workload_weight": _number(workload, "workload_weight"),
+                "workload_weight": workload.number("workload_weight", required=False),
                 "queue_name": workload.str("queue_name", required=False)}
         for job_class in workload.items("job_classes"):
             if not isinstance(job_class.value, dict):
@@ -142,16 +142,6 @@ def parse_sls_synth(data: bytes, *, source: object = "<sls synth>") -> pd.DataFr
     frame.attrs.update({k: v for k, v in spec.value.items()
                         if isinstance(v, (str, int, float)) and not isinstance(v, bool)})
     return frame
-
-
-def _number(view: JsonView, key: str) -> float | None:
-    value = view.get(key, required=False).value
-    if value is None:
-        return None
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ParseError(f"expected a number, found {value!r}"[:120], source=view.source,
-                         where=f"{view.path}.{key}")
-    return float(value)
 
 
 def read_sls_synth(path: str | os.PathLike[str]) -> pd.DataFrame:

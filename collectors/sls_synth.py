@@ -91,10 +91,11 @@ def _as_number(value: Any, source: object, where: str) -> float:
 
 
 def _number(view: JsonView, key: str, *, required: bool = True) -> float | None:
-    child = view.get(key, required=required)
-    if child.value is None and not required:
-        return None
-    return _as_number(child.value, view.source, child.path)
+    value = view.number(key, required=required)
+    if value is not None and not math.isfinite(value):
+        raise ParseError(f"expected a finite number, found {value!r}", source=view.source,
+                         where=f"{view.path}.{key}")
+    return value
 
 
 def _checked(weights: tuple[float, ...], source: object, where: str) -> tuple[float, ...]:
