@@ -24,9 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import row, shared_root
-
-from collectors.jhs import collect_jhs
-from collectors.rest import HttpOptions
+from jobsize.collectors.jhs import collect_jhs
+from jobsize.collectors.rest import HttpOptions
 
 DOC_ID = "1326381300833_2_2"
 ROUTE = re.compile(r"^/ws/v1/history/mapreduce/jobs(?:/job_(?P<job>[^/]+)"

@@ -25,10 +25,10 @@ import time
 
 import numpy as np
 from common import best_of, row
+from jobsize.models.design import design_matrix, variables
+from jobsize.models.synthetic import linear_trace
 
 from jobsize.predictor import SizePredictor, predict
-from models.design import design_matrix, variables
-from models.synthetic import linear_trace
 
 
 def _design(frame, phase):

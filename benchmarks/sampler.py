@@ -27,8 +27,8 @@ import numpy as np
 # is the package, then put it back (at the end) for ``common``.
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-from sampler.sampling import sample  # noqa: E402
-from sampler.splits import local_splits  # noqa: E402
+from jobsize.sampler.sampling import sample  # noqa: E402
+from jobsize.sampler.splits import local_splits  # noqa: E402
 
 sys.path.append(str(_HERE))
 from common import best_of, row  # noqa: E402

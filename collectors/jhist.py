@@ -34,10 +34,10 @@ from typing import Any
 
 import fastavro
 import pandas as pd
+from jobsize.collectors.avro_json import AvroJsonDecoder, AvroJsonError
+from jobsize.collectors.conf import conf_int, container_sizes, read_conf
+from jobsize.collectors.counters import Counters, merge, record_columns
 
-from collectors.avro_json import AvroJsonDecoder, AvroJsonError
-from collectors.conf import conf_int, container_sizes, read_conf
-from collectors.counters import Counters, merge, record_columns
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, records, tasks_frame
 

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from jobsize.collectors.conf import container_sizes
+from jobsize.collectors.counters import Counters, record_columns
+from jobsize.collectors.rest import HttpOptions, JsonView, RestClient
 
-from collectors.conf import container_sizes
-from collectors.counters import Counters, record_columns
-from collectors.rest import HttpOptions, JsonView, RestClient
 from jobsize.errors import ConfigError, JobsizeError
 from jobsize.schema import (
     JOB_COLUMNS,

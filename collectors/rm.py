@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from jobsize.collectors.rest import HttpOptions, JsonView, RestClient
 
-from collectors.rest import HttpOptions, JsonView, RestClient
 from jobsize.errors import ConfigError
 
 NODE_COLUMNS = ("node", "rack", "memory_mb", "vcores", "state")
@@ -32,7 +32,7 @@ def _get(client: RestClient, path: str) -> JsonView:
 def cluster_resources(url: str, **http_options: Any) -> tuple[int, int]:
     """CR of the cluster at ``url`` (``http://rm:8088``): (total memory MB, total vcores).
 
-    ``http_options`` are :class:`collectors.rest.HttpOptions` fields (timeout, retries,
+    ``http_options`` are :class:`jobsize.collectors.rest.HttpOptions` fields (timeout, retries,
     backoff, verify, kerberos, pool).
     """
     return metrics_resources(_get(_client(url, http_options), "ws/v1/cluster/metrics"))

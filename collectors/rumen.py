@@ -15,9 +15,9 @@ import os
 from typing import Any
 
 import pandas as pd
+from jobsize.collectors.json_stream import documents, read_bytes
+from jobsize.collectors.rest import JsonView
 
-from collectors.json_stream import documents, read_bytes
-from collectors.rest import JsonView
 from jobsize.errors import ParseError
 from jobsize.schema import records, tasks_frame
 

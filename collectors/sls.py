@@ -18,9 +18,9 @@ import os
 from typing import Any
 
 import pandas as pd
+from jobsize.collectors.json_stream import documents, read_bytes
+from jobsize.collectors.rest import JsonView
 
-from collectors.json_stream import documents, read_bytes
-from collectors.rest import JsonView
 from jobsize.errors import ParseError
 from jobsize.schema import records, tasks_frame
 
@@ -147,6 +147,6 @@ def parse_sls_synth(data: bytes, *, source: object = "<sls synth>") -> pd.DataFr
 def read_sls_synth(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read an SLS synthetic-workload spec (SYNTH ``syn.json``): one row per job class with
     its workload, queue and the distributions' avg/stddev fields; top-level settings
-    (num_jobs, num_nodes, rand_seed, …) in ``frame.attrs``. ``collectors.sls_synth`` draws
+    (num_jobs, num_nodes, rand_seed, …) in ``frame.attrs``. ``jobsize.collectors.sls_synth`` draws
     its jobs."""
     return parse_sls_synth(read_bytes(path, "an SLS synthetic workload spec"), source=path)

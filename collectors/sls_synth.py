@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from jobsize.collectors.json_stream import documents, read_bytes
+from jobsize.collectors.rest import JsonView
 
-from collectors.json_stream import documents, read_bytes
-from collectors.rest import JsonView
 from jobsize.errors import ParseError
 from jobsize.schema import records, tasks_frame
 

@@ -31,15 +31,15 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFitted
 from sklearn.metrics import r2_score
 
 from jobsize.errors import ConfigError, InputError, ModelError
-from models.design import check_features
-from models.evaluation import prequential_predictions
-from models.job import job_values
-from models.modelfile import load_model, save_model
-from models.prediction import Prediction
-from models.regression import check_level
-from models.size_model import PREDICTION_COLUMNS, SizeModel, actual_sizes
-from models.sizes import PAPER_CLUSTER, Resources
-from models.variance import check_method
+from jobsize.models.design import check_features
+from jobsize.models.evaluation import prequential_predictions
+from jobsize.models.job import job_values
+from jobsize.models.modelfile import load_model, save_model
+from jobsize.models.prediction import Prediction
+from jobsize.models.regression import check_level
+from jobsize.models.size_model import PREDICTION_COLUMNS, SizeModel, actual_sizes
+from jobsize.models.sizes import PAPER_CLUSTER, Resources
+from jobsize.models.variance import check_method
 
 __all__ = ["PAPER_CLUSTER", "PREDICTION_COLUMNS", "NotFittedError", "Prediction", "Resources",
            "SizePredictor", "predict", "prequential_predictions"]
@@ -73,8 +73,9 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     level : float
         Coverage of the prediction intervals.
 
-    Learned attributes: ``model_`` (:class:`models.size_model.SizeModel`), ``training_`` (the
-    training summary). ``fit`` reads X only; targets come from the records, ``y`` is ignored.
+    Learned attributes: ``model_`` (:class:`jobsize.models.size_model.SizeModel`),
+    ``training_`` (the training summary). ``fit`` reads X only; targets come from the records,
+    ``y`` is ignored.
     """
 
     def __init__(self, features: str = "probe", method: str = "gls", target: str = "S",

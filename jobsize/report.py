@@ -53,7 +53,7 @@ class AccuracyReport:
 def accuracy(records: pd.DataFrame, model: Any = None, *, trace: str = "",
              features: str = "probe", method: str = "gls") -> AccuracyReport:
     """Predict every job of ``records`` (see the module docstring) and score the predictions."""
-    from models.evaluation import MIN_HISTORY, in_sample_pairs, prequential_predictions
+    from jobsize.models.evaluation import MIN_HISTORY, in_sample_pairs, prequential_predictions
 
     if model is None:
         if len(records) <= MIN_HISTORY:

@@ -33,15 +33,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from jobsize.models.design import training_columns
+from jobsize.models.regression import min_jobs
+from jobsize.models.size_model import SizeModel, actual_sizes
+from jobsize.models.sizes import PAPER_CLUSTER
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 
 from jobsize.errors import InputError, ModelError
 from jobsize.schema import conform
-from models.design import training_columns
-from models.regression import min_jobs
-from models.size_model import SizeModel, actual_sizes
-from models.sizes import PAPER_CLUSTER
 
 #: The paper's R² (§IV-B, Figures 2-4).
 PAPER_R2: dict[str, float] = {"SE_m": 0.942, "SE_r": 0.918, "S": 0.970}

@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from jobsize.models.design import EQUATION, FEATURE_SETS, input_columns, terms
+from jobsize.models.normal_equations import NormalEquations, Solution
+from jobsize.models.regression import PhaseModel
+from jobsize.models.size_model import SizeModel
+from jobsize.models.uber import TaskTimes, UberEstimate
+from jobsize.models.variance import METHODS, VarianceModel
 
 from jobsize.atomic import atomic_write_text
 from jobsize.errors import ModelFileError
-from models.design import EQUATION, FEATURE_SETS, input_columns, terms
-from models.normal_equations import NormalEquations, Solution
-from models.regression import PhaseModel
-from models.size_model import SizeModel
-from models.uber import TaskTimes, UberEstimate
-from models.variance import METHODS, VarianceModel
 
 FORMAT = "jobsize-model"
 VERSION = 1

@@ -23,11 +23,8 @@ from operator import mul
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from scipy import special
-
-from jobsize.errors import ModelError
-from models.design import EQUATION, TERM_UNITS, terms
-from models.normal_equations import (
+from jobsize.models.design import EQUATION, TERM_UNITS, terms
+from jobsize.models.normal_equations import (
     NormalEquations,
     Solution,
     active_columns,
@@ -35,7 +32,10 @@ from models.normal_equations import (
     embed,
     variance_inflation,
 )
-from models.variance import VarianceModel, check_method
+from jobsize.models.variance import VarianceModel, check_method
+from scipy import special
+
+from jobsize.errors import ModelError
 
 #: How many times the variance model is estimated: ``gls`` re-estimates it once from a weighted
 #: fit, because OLS residuals of small jobs are dominated by the misfit the large jobs impose and

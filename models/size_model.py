@@ -30,10 +30,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from jobsize.errors import InputError, ModelError, SchemaError
-from jobsize.schema import DEFAULT_CONTAINERS, SIZE_INPUTS, TARGETS, UBER_DEFAULTS, conform
-from models.design import (
+from jobsize.models.design import (
     EQUATION,
     PROBE_FRACTION,
     check_features,
@@ -42,12 +39,15 @@ from models.design import (
     input_columns,
     training_columns,
 )
-from models.job import containers, is_uber
-from models.prediction import Prediction
-from models.regression import PhaseModel, check_level, t_quantile
-from models.sizes import PAPER_CLUSTER, Resources, job_size, min_e, min_e_array, uber_size
-from models.uber import TaskTimes, UberEstimate
-from models.variance import check_method
+from jobsize.models.job import containers, is_uber
+from jobsize.models.prediction import Prediction
+from jobsize.models.regression import PhaseModel, check_level, t_quantile
+from jobsize.models.sizes import PAPER_CLUSTER, Resources, job_size, min_e, min_e_array, uber_size
+from jobsize.models.uber import TaskTimes, UberEstimate
+from jobsize.models.variance import check_method
+
+from jobsize.errors import InputError, ModelError, SchemaError
+from jobsize.schema import DEFAULT_CONTAINERS, SIZE_INPUTS, TARGETS, UBER_DEFAULTS, conform
 
 SUCCEEDED = "SUCCEEDED"
 _MS = 1e-3
@@ -208,7 +208,7 @@ class SizeModel:
 
     def predict_one(self, values: Mapping[str, float], conf: Mapping[str, object] | None = None,
                     cluster: Resources = PAPER_CLUSTER) -> Prediction:
-        """Predict one job from :func:`models.job.job_values` (plain floats, no pandas)."""
+        """Predict one job from :func:`jobsize.models.job.job_values` (plain floats, no pandas)."""
         try:
             n_m = values["n_maps"]
             n_r = values["n_reduces"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from jobsize.models.design import design_matrix
 
 from jobsize.schema import conform
-from models.design import design_matrix
 
 #: eq 6 coefficients (const, N_m, MI, MFE, MO, MOR, MOR·log MOR), in s per unit.
 TRUE_ALPHA = np.array([2.0, 1.5, 3e-8, 1.0, 5e-9, 2e-7, 1e-8])

@@ -11,9 +11,9 @@ May import only :mod:`jobsize.schema`, :mod:`jobsize.errors` and :mod:`jobsize.a
 imports an engine or a collector.
 """
 
-from sampler.probe import ProbePlan, ProbeSpec, plan_probe, probe_record, render_hadoop
-from sampler.sampling import Sample, sample
-from sampler.splits import Split, input_splits, local_splits, webhdfs_splits
+from jobsize.sampler.probe import ProbePlan, ProbeSpec, plan_probe, probe_record, render_hadoop
+from jobsize.sampler.sampling import Sample, sample
+from jobsize.sampler.splits import Split, input_splits, local_splits, webhdfs_splits
 
 __all__ = [
     "ProbePlan",

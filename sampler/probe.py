@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jobsize.sampler import timing_wrapper
+from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS, Sample, sample
+from jobsize.sampler.splits import Split, input_splits, total_bytes
+
 from jobsize.errors import ConfigError, InputError
 from jobsize.schema import (
     DEFAULT_CONTAINERS,
@@ -33,9 +37,6 @@ from jobsize.schema import (
     UBER_DEFAULTS,
     uber_eligible,
 )
-from sampler import timing_wrapper
-from sampler.sampling import DEFAULT_MAX_SPLITS, Sample, sample
-from sampler.splits import Split, input_splits, total_bytes
 
 #: A streaming command (argv) or, for the local engine, a Python callable.
 Function = tuple[str, ...] | Callable[..., Any]
@@ -136,7 +137,7 @@ class ProbeSpec:
         return self.reducer is None
 
     def splits(self, **options: Any) -> list[Split]:
-        """The job's input splits; ``options`` go to :func:`sampler.splits.input_splits`
+        """The job's input splits; ``options`` go to :func:`jobsize.sampler.splits.input_splits`
         (``user``, ``delegation``, ``recursive``, ``timeout``, ...)."""
         return input_splits(self.inputs, self.split_bytes, **options)
 

@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from jobsize.sampler.splits import Split
 
 from jobsize.errors import ConfigError
-from sampler.splits import Split
 
 #: Default ``sampledSplitsUpperBound``: how many splits a probe may seek into.
 DEFAULT_MAX_SPLITS = 16

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from jobsize.sampler.webhdfs import FileStatus, WebHdfs, client_for, is_webhdfs_url
+
 from jobsize.errors import ConfigError, InputError
-from sampler.webhdfs import FileStatus, WebHdfs, client_for, is_webhdfs_url
 
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 SPLIT_SLOP = 1.1

@@ -3,11 +3,11 @@
 import json
 
 import pytest
+from jobsize.models.modelfile import load_model
+from jobsize.models.synthetic import linear_trace
 
 from jobsize.cli import main
 from jobsize.schema import write_trace
-from models.modelfile import load_model
-from models.synthetic import linear_trace
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn.exceptions
+from jobsize.models.sizes import PAPER_CLUSTER, Resources
+from jobsize.models.synthetic import linear_trace
 from sklearn.base import clone
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, cross_val_score, cross_validate
@@ -16,8 +18,6 @@ from sklearn.model_selection import KFold, cross_val_score, cross_validate
 import jobsize
 from jobsize.errors import ConfigError, InputError, ModelError
 from jobsize.predictor import NotFittedError, Prediction, SizePredictor, predict
-from models.sizes import PAPER_CLUSTER, Resources
-from models.synthetic import linear_trace
 
 
 @pytest.fixture(scope="module")

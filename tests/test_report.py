@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from jobsize.models.synthetic import linear_trace
 from sklearn.metrics import r2_score
 
 from jobsize.cli import main
@@ -11,7 +12,6 @@ from jobsize.errors import ModelError
 from jobsize.predictor import SizePredictor
 from jobsize.report import accuracy
 from jobsize.schema import write_trace
-from models.synthetic import linear_trace
 
 
 @pytest.fixture(scope="module")

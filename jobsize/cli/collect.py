@@ -152,8 +152,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_jhs(args: argparse.Namespace) -> int:
-    from collectors.jhs import JobFilter, collect_jhs
-    from collectors.rest import HttpOptions
+    from jobsize.collectors.jhs import JobFilter, collect_jhs
+    from jobsize.collectors.rest import HttpOptions
 
     since = args.since
     query = JobFilter(state=args.state, user=args.user, queue=args.queue,
@@ -183,7 +183,7 @@ def _run_jhs(args: argparse.Namespace) -> int:
 
 
 def _run_jhist(args: argparse.Namespace) -> int:
-    from collectors.jhist import collect_jhist, find_jhist
+    from jobsize.collectors.jhist import collect_jhist, find_jhist
 
     total = len(find_jhist(args.paths))
     with progress_bar("history files", total=total) as advance:
@@ -198,16 +198,16 @@ def _run_jhist(args: argparse.Namespace) -> int:
 def _run_trace(args: argparse.Namespace) -> int:
     tasks = None
     if args.kind == "rumen":
-        from collectors.rumen import read_rumen
+        from jobsize.collectors.rumen import read_rumen
         jobs, tasks = read_rumen(args.file)
     elif args.kind == "sls":
-        from collectors.sls import read_sls
+        from jobsize.collectors.sls import read_sls
         jobs, tasks = read_sls(args.file)
     elif args.kind == "sls-synth":
-        from collectors.sls_synth import generate_sls_synth
+        from jobsize.collectors.sls_synth import generate_sls_synth
         jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs)
     else:
-        from collectors.swim import read_swim
+        from jobsize.collectors.swim import read_swim
         jobs = read_swim(args.file)
     _write(jobs, tasks, args.output)
     extra = f" and {len(tasks)} task rows" if tasks is not None else ""
@@ -222,7 +222,7 @@ def _write(jobs: pd.DataFrame, tasks: pd.DataFrame | None, output: str) -> None:
 
 
 def _run_rm(args: argparse.Namespace) -> int:
-    from collectors.rm import cluster_nodes, cluster_resources
+    from jobsize.collectors.rm import cluster_nodes, cluster_resources
 
     options = _http_options(args)
     memory, vcores = cluster_resources(args.url, **options)

@@ -21,10 +21,8 @@ from rich.console import Console
 from rich.table import Table
 
 from jobsize.bundled import reference_trace
-from jobsize.progress import progress_bar
-from jobsize.schema import read_trace
-from models.design import EQUATION, FEATURE_SETS
-from models.evaluation import (
+from jobsize.models.design import EQUATION, FEATURE_SETS
+from jobsize.models.evaluation import (
     PAPER_R2,
     QUANTITIES,
     SMALL_JOB_S,
@@ -33,10 +31,12 @@ from models.evaluation import (
     coefficient_tables,
     evaluate,
 )
-from models.modelfile import save_model
-from models.regression import PhaseModel
-from models.size_model import SizeModel
-from models.variance import METHODS
+from jobsize.models.modelfile import save_model
+from jobsize.models.regression import PhaseModel
+from jobsize.models.size_model import SizeModel
+from jobsize.models.variance import METHODS
+from jobsize.progress import progress_bar
+from jobsize.schema import read_trace
 
 _LABEL = {"SE_m": "SE_m", "SE_r": "SE_r", "S": "S (memory·s)"}
 #: Variance inflation above which `fit` warns that terms are nearly collinear (a common rule of

@@ -18,8 +18,8 @@ import sys
 from typing import Any
 
 from jobsize.errors import InputError, ParseError
+from jobsize.models.sizes import PAPER_CLUSTER, Resources
 from jobsize.predictor import predict
-from models.sizes import PAPER_CLUSTER, Resources
 
 _SECTIONS = ("conf", "job", "probe")
 

@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
     """The split size the job itself would use for local input (Hadoop's goal size), so the
     sampler sees the job's N_m splits; for WebHDFS input the given size or the block size."""
-    from sampler.webhdfs import is_webhdfs_url
+    from jobsize.sampler.webhdfs import is_webhdfs_url
 
     if any(is_webhdfs_url(i) for i in inputs):
         return split_size
@@ -75,8 +75,8 @@ def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> 
 
 
 def probe_spec(args: argparse.Namespace) -> Any:
-    from sampler.probe import ProbeSpec
-    from sampler.sampling import DEFAULT_MAX_SPLITS
+    from jobsize.sampler.probe import ProbeSpec
+    from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
     conf = dict(args.properties)
     sizes = containers(conf)
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     """Write the sample locally, one file per input file (the mapper keeps seeing each file's
     name); return the upload command and the cluster probe command."""
-    from sampler.probe import render_hadoop
+    from jobsize.sampler.probe import render_hadoop
 
     sample = spec.take_sample(**webhdfs_options(args))
     by_file: dict[str, list[bytes]] = {}

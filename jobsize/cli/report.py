@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from models.design import FEATURE_SETS
-from models.variance import METHODS
+from jobsize.models.design import FEATURE_SETS
+from jobsize.models.variance import METHODS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

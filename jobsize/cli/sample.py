@@ -20,9 +20,9 @@ from typing import Any
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.errors import InputError
 from jobsize.progress import progress_bar
+from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS, plan, sample
+from jobsize.sampler.splits import input_splits, total_bytes
 from jobsize.schema import uber_eligible
-from sampler.sampling import DEFAULT_MAX_SPLITS, plan, sample
-from sampler.splits import input_splits, total_bytes
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -88,10 +88,10 @@ def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def webhdfs_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``sampler.splits.input_splits`` options of :func:`add_webhdfs_arguments`."""
+    """The ``jobsize.sampler.splits.input_splits`` options of :func:`add_webhdfs_arguments`."""
     options: dict[str, Any] = {"user": args.user, "delegation": args.delegation}
     if args.kerberos:
-        from collectors.rest import spnego_auth
+        from jobsize.collectors.rest import spnego_auth
         options["auth"] = spnego_auth()
     return options
 

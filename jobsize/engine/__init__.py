@@ -10,8 +10,8 @@ The probe engine of the paper's §III-A and the source of the measured reference
     result.history_path        # history/job_<cluster>_<seq>.jhist (+ _conf.xml beside it)
     result.counters["total"]   # {group: {counter: value}} with Hadoop's names
 
-``run_probe(spec)`` runs a ``sampler.probe.ProbeSpec`` as one map and one reduce in this process
-and returns its probe record.
+``run_probe(spec)`` runs a ``jobsize.sampler.probe.ProbeSpec`` as one map and one reduce in this
+process and returns its probe record.
 """
 
 from jobsize.engine.runner import JobResult, LocalEngine, default_engine, run_job

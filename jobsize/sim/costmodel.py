@@ -124,7 +124,7 @@ def from_bytes(name: str, job_ids: np.ndarray, submit_s: np.ndarray, mi: np.ndar
 
 
 def from_swim(frame: pd.DataFrame, name: str, model: CostModel = CostModel()) -> Workload:
-    """A workload from ``collectors.swim.read_swim``'s table."""
+    """A workload from ``jobsize.collectors.swim.read_swim``'s table."""
     submit = frame["submit_time_ms"].to_numpy(dtype=np.float64, na_value=0.0) / 1000.0
     gap = frame["gap_ms"].to_numpy(dtype=np.float64, na_value=np.nan) / 1000.0 \
         if "gap_ms" in frame else np.full(len(frame), np.nan)
@@ -137,6 +137,6 @@ def from_swim(frame: pd.DataFrame, name: str, model: CostModel = CostModel()) ->
 
 def read_swim_workload(path: str, model: CostModel = CostModel()) -> Workload:
     """Read a SWIM TSV and apply ``model``."""
-    from collectors.swim import read_swim
+    from jobsize.collectors.swim import read_swim
 
     return from_swim(read_swim(path), str(path), model)

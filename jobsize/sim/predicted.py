@@ -186,7 +186,7 @@ class ModelSizes(SizeSource):
             raise InputError("the workload has no probe records; a fitted model needs them "
                              "(for SWIM workloads use the measured error distribution)",
                              source=workload.name)
-        from models.sizes import PAPER_CLUSTER
+        from jobsize.models.sizes import PAPER_CLUSTER
 
         cr = cluster or self.cluster or (PAPER_CLUSTER.memory, PAPER_CLUSTER.vcores)
         return OnlineSizer(copy.deepcopy(self._base), records, cr)

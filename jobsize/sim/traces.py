@@ -96,14 +96,14 @@ def _aligned(series: pd.Series | None, n: int) -> pd.Series | None:
 
 
 def read_rumen_workload(path: str | os.PathLike[str]) -> Workload:
-    from collectors.rumen import read_rumen
+    from jobsize.collectors.rumen import read_rumen
 
     jobs, tasks = read_rumen(path)
     return from_tables(jobs, tasks, str(path))
 
 
 def read_sls_workload(path: str | os.PathLike[str]) -> Workload:
-    from collectors.sls import read_sls
+    from jobsize.collectors.sls import read_sls
 
     jobs, tasks = read_sls(path)
     return from_tables(jobs, tasks, str(path))
@@ -111,9 +111,9 @@ def read_sls_workload(path: str | os.PathLike[str]) -> Workload:
 
 def read_sls_synth_workload(path: str | os.PathLike[str], seed: int | None = None
                             ) -> Workload:
-    """Jobs drawn from an SLS SYNTH spec (``collectors.sls_synth``); ``seed`` overrides the
+    """Jobs drawn from an SLS SYNTH spec (``jobsize.collectors.sls_synth``); ``seed`` overrides the
     spec's ``rand_seed``."""
-    from collectors.sls_synth import generate_sls_synth
+    from jobsize.collectors.sls_synth import generate_sls_synth
 
     jobs, tasks = generate_sls_synth(path, seed=seed)
     return from_tables(jobs, tasks, str(path))

@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from jobsize.sampler.probe import plan_probe
 
 from jobsize.benchtrace import FB2009_BINS, Distribution, draw_job, draw_jobs, job_conf, summarize
 from jobsize.benchtrace.draw import MAP_ONLY_SHARE, MAP_ONLY_SHARE_ONE_MAP, uses
 from jobsize.errors import ConfigError
 from jobsize.workloads import WORKLOADS
-from sampler.probe import plan_probe
 
 N = 6000
 

@@ -6,15 +6,15 @@ import json
 
 import pandas as pd
 import pytest
+from jobsize.collectors.jhist import collect_jhist
+from jobsize.sampler.probe import PROBE_COLUMNS
 
 import jobsize.benchtrace.inputs as inputs_module
 import jobsize.benchtrace.runner as runner_module
-from collectors.jhist import collect_jhist
 from jobsize.benchtrace import BenchTrace, Distribution, Draw
 from jobsize.benchtrace.inputs import InputCache
 from jobsize.errors import ConfigError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS, read_trace
-from sampler.probe import PROBE_COLUMNS
 
 SPLIT = 16 * 1024
 DIST = Distribution(split_bytes=SPLIT, workloads=("grep", "wordcount", "csvfilter", "grepcount"))

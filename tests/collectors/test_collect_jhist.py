@@ -12,8 +12,8 @@ import fastavro
 import pytest
 from collect_fuzz import damaged_bytes, damaged_json, fuzz_pair, only_jobsize_errors
 from hypothesis import strategies as st
+from jobsize.collectors.jhist import collect_jhist, parse_jhist, read_conf, read_jhist
 
-from collectors.jhist import collect_jhist, parse_jhist, read_conf, read_jhist
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS
 

@@ -9,11 +9,11 @@ import pytest
 from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
 from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, FakeHistoryServer
+from jobsize.collectors.jhs import HistoryServer, JobFilter, collect_jhs
+from jobsize.collectors.rest import HttpOptions, RestClient
 from pytest_httpserver import HTTPServer
 from urllib3.exceptions import InsecureRequestWarning
 
-from collectors.jhs import HistoryServer, JobFilter, collect_jhs
-from collectors.rest import HttpOptions, RestClient
 from jobsize.errors import ConfigError, ParseError, RemoteError
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 

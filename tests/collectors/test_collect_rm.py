@@ -7,10 +7,10 @@ import json
 import pytest
 from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
 from conftest import shared_root
+from jobsize.collectors.rest import JsonView
+from jobsize.collectors.rm import cluster_nodes, cluster_resources, metrics_resources, nodes_frame
 from pytest_httpserver import HTTPServer
 
-from collectors.rest import JsonView
-from collectors.rm import cluster_nodes, cluster_resources, metrics_resources, nodes_frame
 from jobsize.errors import ConfigError, ParseError, RemoteError
 
 FAST = {"retries": 2, "backoff": 0.01, "timeout": (2.0, 2.0)}

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors, to_bytes
 from conftest import shared_root
+from jobsize.collectors.sls_synth import draw_sls_synth, generate_sls_synth
 
-from collectors.sls_synth import draw_sls_synth, generate_sls_synth
 from jobsize.errors import ParseError
 from jobsize.sim.load import guess_format, load_workload
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from collect_fuzz import damaged_bytes, fuzz_pair, only_jobsize_errors
 from hypothesis import strategies as st
+from jobsize.collectors.swim import parse_swim, read_swim
 
-from collectors.swim import parse_swim, read_swim
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS
 

@@ -8,9 +8,8 @@ import json
 import pytest
 from collect_fuzz import damaged_bytes, damaged_json, fuzz_pair, only_jobsize_errors, to_bytes
 from conftest import shared_root
-
-from collectors.rumen import parse_rumen, read_rumen
-from collectors.sls import (
+from jobsize.collectors.rumen import parse_rumen, read_rumen
+from jobsize.collectors.sls import (
     parse_sls,
     parse_sls_nodes,
     parse_sls_synth,
@@ -18,6 +17,7 @@ from collectors.sls import (
     read_sls_nodes,
     read_sls_synth,
 )
+
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS
 

@@ -7,8 +7,8 @@ import shlex
 
 import pytest
 from engine_helpers import THREE_LINES
+from jobsize.collectors.jhist import read_jhist
 
-from collectors.jhist import read_jhist
 from jobsize.cli import main
 
 

@@ -10,8 +10,8 @@ import fastavro
 import pytest
 from engine_helpers import THREE_LINES, jhist_events
 from fastavro.validation import validate
+from jobsize.collectors.jhist import read_conf, read_jhist
 
-from collectors.jhist import read_conf, read_jhist
 from jobsize.engine import JobSpec
 from jobsize.engine.events import schema
 

@@ -89,7 +89,7 @@ def test_every_line_is_read_by_exactly_one_split(tmp_path_factory, data, split, 
 
 @pytest.mark.parametrize("n_maps", [1, 3, 7, 40])
 def test_the_sampler_sees_the_splits_the_job_runs(tmp_path, n_maps):
-    from sampler.splits import local_splits
+    from jobsize.sampler.splits import local_splits
 
     files = [_file(tmp_path, "a", b"line\n" * 997), _file(tmp_path, "b", b"x" * 4001)]
     size = split_bytes_for(files, n_maps)

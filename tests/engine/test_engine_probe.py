@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from jobsize.collectors.jhist import read_jhist
 
-from collectors.jhist import read_jhist
 from jobsize.engine import JobSpec, run_probe
 from jobsize.engine import counters as C
 
-sampler_probe = pytest.importorskip("sampler.probe")
+sampler_probe = pytest.importorskip("jobsize.sampler.probe")
 ProbeSpec = sampler_probe.ProbeSpec
 
 

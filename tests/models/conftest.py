@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
-from models.size_model import SizeModel
-from models.synthetic import linear_trace
+from jobsize.models.size_model import SizeModel
+from jobsize.models.synthetic import linear_trace
 
 
 @pytest.fixture(scope="session")

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from jobsize.models.normal_equations import variance_inflation
+from jobsize.models.synthetic import linear_trace
 from statsmodels.stats.outliers_influence import variance_inflation_factor
 
 from jobsize.cli import main
 from jobsize.schema import write_trace
-from models.normal_equations import variance_inflation
-from models.synthetic import linear_trace
 
 
 def test_vif_equals_statsmodels_and_ignores_column_scale():
@@ -53,7 +53,7 @@ def test_fit_warns_when_terms_are_nearly_collinear(tmp_path, capsys):
 
 @pytest.mark.parametrize("method", ["ols", "gls"])
 def test_coefficient_table_has_a_vif_per_kept_term(method):
-    from models.size_model import SizeModel
+    from jobsize.models.size_model import SizeModel
 
     model = SizeModel.fit(linear_trace(200, seed=5), "probe", method)
     table = model.se_m.coefficient_table()

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jobsize.models.size_model import SizeModel
 
 from jobsize.errors import JobsizeError
 from jobsize.schema import conform, records
-from models.size_model import SizeModel
 
 # few distinct values per column, so constant, duplicated and all-zero columns come up often
 _VALUES = st.sampled_from([0, 1, 2, 1000, 10**6])

@@ -2,11 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from models_helpers import as_job
-
-from jobsize.errors import ConfigError
-from jobsize.schema import MODEL_INPUTS
-from models.design import (
+from jobsize.models.design import (
     design_matrix,
     design_row,
     input_columns,
@@ -15,7 +11,11 @@ from models.design import (
     variables,
     xlogx,
 )
-from models.job import job_values
+from jobsize.models.job import job_values
+from models_helpers import as_job
+
+from jobsize.errors import ConfigError
+from jobsize.schema import MODEL_INPUTS
 
 
 def test_terms_are_eq6_and_the_rebuilt_eq7():

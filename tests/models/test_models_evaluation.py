@@ -3,9 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from jobsize.errors import InputError, ModelError
-from models.evaluation import (
+from jobsize.models.evaluation import (
     MIN_HISTORY,
     PAIR_COLUMNS,
     PAPER_R2,
@@ -14,7 +12,9 @@ from models.evaluation import (
     evaluate,
     prequential_predictions,
 )
-from models.synthetic import linear_trace
+from jobsize.models.synthetic import linear_trace
+
+from jobsize.errors import InputError, ModelError
 
 
 def _pairs(actual, predicted, n_reduces=None, small_from=None):

@@ -3,14 +3,14 @@
 import numpy as np
 import pandas as pd
 import pytest
+from jobsize.models.design import design_matrix
+from jobsize.models.job import job_values
+from jobsize.models.normal_equations import column_scale
+from jobsize.models.size_model import SizeModel
+from jobsize.models.synthetic import TRUE_ALPHA, TRUE_BETA, linear_trace
 from models_helpers import as_job
 
 from jobsize.errors import InputError, ModelError, SchemaError
-from models.design import design_matrix
-from models.job import job_values
-from models.normal_equations import column_scale
-from models.size_model import SizeModel
-from models.synthetic import TRUE_ALPHA, TRUE_BETA, linear_trace
 
 
 def _design(trace, phase="SE_m"):
@@ -57,7 +57,7 @@ def test_methods_differ_in_their_variance_model(trace):
 
 
 def test_probe_features_predict_nearly_as_well_as_actual(trace):
-    from models.evaluation import Scores, in_sample_pairs
+    from jobsize.models.evaluation import Scores, in_sample_pairs
     probe = Scores.of(in_sample_pairs(SizeModel.fit(trace, "probe"), trace))
     actual = Scores.of(in_sample_pairs(SizeModel.fit(trace, "actual"), trace))
     assert probe.r2["S"] > 0.95 and abs(probe.r2["S"] - actual.r2["S"]) < 0.01

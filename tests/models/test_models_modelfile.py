@@ -6,12 +6,12 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from jobsize.models.job import job_values
+from jobsize.models.modelfile import VERSION, load_model, save_model
+from jobsize.models.size_model import SizeModel
 from models_helpers import as_job
 
 from jobsize.errors import ModelFileError
-from models.job import job_values
-from models.modelfile import VERSION, load_model, save_model
-from models.size_model import SizeModel
 
 
 def test_a_saved_model_reloads_to_identical_predictions(model, trace, tmp_path):

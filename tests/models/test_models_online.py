@@ -5,13 +5,12 @@ import json
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from jobsize.models.design import design_matrix
+from jobsize.models.job import job_values
+from jobsize.models.modelfile import model_to_json
+from jobsize.models.size_model import SizeModel
+from jobsize.models.synthetic import linear_trace
 from models_helpers import as_job
-
-from models.design import design_matrix
-from models.job import job_values
-from models.modelfile import model_to_json
-from models.size_model import SizeModel
-from models.synthetic import linear_trace
 
 
 def _batch_reference(phase_model, trace, phase):

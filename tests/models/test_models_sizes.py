@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
-
-from models.sizes import (
+from jobsize.models.sizes import (
     PAPER_CLUSTER,
     Resources,
     apb,

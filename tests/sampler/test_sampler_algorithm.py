@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jobsize.sampler.sampling import choose_splits, plan, read_records, sample
+from jobsize.sampler.splits import Split, local_splits
 from sampler_reference import longest, reader_records, records
 
 from jobsize.errors import ConfigError
-from sampler.sampling import choose_splits, plan, read_records, sample
-from sampler.splits import Split, local_splits
 
 # ---------------------------------------------------------------------------------------------
 # strategies

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from jobsize.sampler.sampling import sample
+from jobsize.sampler.splits import local_splits
 
 from jobsize.cli import main
-from sampler.sampling import sample
-from sampler.splits import local_splits
 
 
 def _input(tmp_path: Path) -> Path:

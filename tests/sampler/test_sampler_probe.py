@@ -11,11 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from jobsize.errors import ConfigError, InputError
-from jobsize.schema import JOB_COLUMNS, records
-from sampler import timing_wrapper
-from sampler.probe import (
+from jobsize.sampler import timing_wrapper
+from jobsize.sampler.probe import (
     PROBE_COLUMNS,
     ProbeSpec,
     plan_probe,
@@ -23,6 +20,9 @@ from sampler.probe import (
     render_hadoop,
     streaming_quote,
 )
+
+from jobsize.errors import ConfigError, InputError
+from jobsize.schema import JOB_COLUMNS, records
 
 TC = "org.apache.hadoop.mapreduce.TaskCounter"
 FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"

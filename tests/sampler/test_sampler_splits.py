@@ -5,10 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jobsize.sampler.sampling import sample
+from jobsize.sampler.splits import (
+    DEFAULT_SPLIT_BYTES,
+    Split,
+    input_splits,
+    local_splits,
+    total_bytes,
+)
 
 from jobsize.errors import ConfigError, InputError
-from sampler.sampling import sample
-from sampler.splits import DEFAULT_SPLIT_BYTES, Split, input_splits, local_splits, total_bytes
 
 
 def _layout(splits: list[Split]) -> list[tuple[str, int, int]]:

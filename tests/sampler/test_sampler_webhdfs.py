@@ -14,13 +14,13 @@ from urllib.parse import unquote, urlencode
 
 import pytest
 import requests
+from jobsize.sampler.sampling import sample
+from jobsize.sampler.splits import input_splits, local_splits, webhdfs_splits
+from jobsize.sampler.webhdfs import client_for
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from jobsize.errors import InputError, RemoteError
-from sampler.sampling import sample
-from sampler.splits import input_splits, local_splits, webhdfs_splits
-from sampler.webhdfs import client_for
 
 PREFIX = "/webhdfs/v1"
 
@@ -284,11 +284,12 @@ class _Negotiate(requests.auth.AuthBase):
 
 def test_sample_cli_kerberos_sends_spnego(hdfs: FakeHdfs, httpserver: HTTPServer,
                                           tmp_path: Path, monkeypatch) -> None:
-    import collectors.rest
+    import jobsize.collectors.rest
+
     from jobsize.cli import main
 
     hdfs.files["/data/a.txt"] = _text(400)
-    monkeypatch.setattr(collectors.rest, "spnego_auth", _Negotiate)
+    monkeypatch.setattr(jobsize.collectors.rest, "spnego_auth", _Negotiate)
     out = tmp_path / "s"
     url = f"webhdfs://{_nn(httpserver)}/data/a.txt"
     assert main(["sample", url, "-m", "4", "-r", "1", "--kerberos", "-o", str(out)]) == 0
@@ -315,12 +316,13 @@ def test_sample_cli_kerberos_without_the_extra_is_one_line(tmp_path: Path, capsy
 def test_probe_cli_authenticates_to_webhdfs(hdfs: FakeHdfs, httpserver: HTTPServer,
                                             tmp_path: Path, monkeypatch, capsys,
                                             hadoop: bool) -> None:
-    import collectors.rest
+    import jobsize.collectors.rest
+
     from jobsize.cli import main
 
     hdfs.files["/data/a.txt"] = _text(400)
     hdfs.user = "alice"
-    monkeypatch.setattr(collectors.rest, "spnego_auth", _Negotiate)
+    monkeypatch.setattr(jobsize.collectors.rest, "spnego_auth", _Negotiate)
     argv = ["probe", "--input", f"webhdfs://{_nn(httpserver)}/data/a.txt", "--mapper", "cat",
             "--reducer", "cat", "--maps", "4", "--reduces", "1", "--seed", "1",
             "--user", "alice", "--kerberos"]

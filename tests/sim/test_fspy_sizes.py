@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from jobsize.models.synthetic import linear_trace
 
 from jobsize.bundled import REFERENCE_TRACE, datasets_dir
 from jobsize.errors import ConfigError, InputError
@@ -24,7 +25,6 @@ from jobsize.sim.predicted import (
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.sizes import ExactSizes, LognormalSizes
 from jobsize.sim.workload import from_task_lists, make_jobs
-from models.synthetic import linear_trace
 
 
 def workload_of(records: pd.DataFrame):

@@ -7,6 +7,7 @@ import argparse
 import numpy as np
 import pandas as pd
 import pytest
+from jobsize.models.synthetic import linear_trace
 
 from jobsize.cli import simulate as simulate_cli
 from jobsize.schema import write_trace
@@ -24,7 +25,6 @@ from jobsize.sim.reproduce import (
     write_report,
 )
 from jobsize.sim.sizes import ExactSizes
-from models.synthetic import linear_trace
 
 FIRST50 = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 FIGURES = ("fig5_segments_per_rcp.png", "fig6_mean_response_by_rcp.png")

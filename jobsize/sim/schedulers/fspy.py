@@ -47,13 +47,13 @@ from __future__ import annotations
 import math
 
 from jobsize.errors import ConfigError
+from jobsize.models.sizes import Resources, apb, apb_init, job_size, min_e, uber_size, vs_new
 from jobsize.sim.engine import Simulation
 from jobsize.sim.policy import AM, EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
 from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
 from jobsize.sim.sizes import ExactSizes, SizeSource
 from jobsize.sim.virtual import VirtualCluster
-from models.sizes import Resources, apb, apb_init, job_size, min_e, uber_size, vs_new
 
 FAIR, SIZED, LATE, DONE = 1, 2, 3, 4
 #: Initial size S_init in seconds of the whole cluster: no job runs this long virtually.

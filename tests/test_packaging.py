@@ -1,0 +1,38 @@
+"""The install adds one top-level import package: jobsize (models, sampler, collectors inside)."""
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _setuptools() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def _installed_name(folder: Path, package_dir: dict[str, str]) -> str:
+    rel = folder.relative_to(ROOT).as_posix()
+    # The longest source folder that contains this one names its package.
+    for name, src in sorted(package_dir.items(), key=lambda kv: -len(kv[1])):
+        if rel == src or rel.startswith(src + "/"):
+            rest = rel[len(src):].strip("/")
+            return ".".join([name, *rest.split("/")]) if rest else name
+    raise AssertionError(f"{rel} is not under any package-dir source folder")
+
+
+def test_every_source_package_is_installed_under_jobsize() -> None:
+    cfg = _setuptools()
+    package_dir = cfg["package-dir"]
+    folders = {p.parent for top in ("jobsize", "models", "sampler", "collectors")
+               for p in (ROOT / top).rglob("__init__.py")}
+    expected = {_installed_name(f, package_dir) for f in folders}
+    assert expected == set(cfg["packages"])
+    assert {name.split(".")[0] for name in cfg["packages"]} == {"jobsize"}
+
+
+def test_the_old_top_level_names_do_not_import() -> None:
+    import importlib.util
+
+    for name in ("models", "sampler", "collectors"):
+        spec = importlib.util.find_spec(name)
+        assert spec is None or "jobsize" not in (spec.origin or ""), name
