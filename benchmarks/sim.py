@@ -28,7 +28,7 @@ from sim_fspy import fspy_rows
 
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.costmodel import read_swim_workload
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.fluid import POLICIES, simulate_fluid
 from jobsize.sim.schedulers import FIFO, Fair
 from jobsize.sim.sweep import fluid_sizes

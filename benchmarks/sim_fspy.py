@@ -23,11 +23,11 @@ from common import row, shared_root
 
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.costmodel import read_swim_workload
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.predicted import WithProbe
 from jobsize.sim.schedulers import Fair
 from jobsize.sim.schedulers.fspy import FSPY
-from jobsize.sim.sizes import ExactSizes
+from jobsize.sim.size_sources import ExactSizes
 from jobsize.sim.workload import Workload
 
 GOAL = 2.0

@@ -37,8 +37,8 @@ from jobsize.models.job import job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.prediction import Prediction
 from jobsize.models.regression import check_level
+from jobsize.models.resources import PAPER_CLUSTER, Resources
 from jobsize.models.size_model import PREDICTION_COLUMNS, SizeModel, actual_sizes
-from jobsize.models.sizes import PAPER_CLUSTER, Resources
 from jobsize.models.variance import check_method
 
 __all__ = ["PAPER_CLUSTER", "PREDICTION_COLUMNS", "NotFittedError", "Prediction", "Resources",

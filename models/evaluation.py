@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 from jobsize.models.design import training_columns
 from jobsize.models.regression import min_jobs
+from jobsize.models.resources import PAPER_CLUSTER
 from jobsize.models.size_model import SizeModel, actual_sizes
-from jobsize.models.sizes import PAPER_CLUSTER
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 

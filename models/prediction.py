@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from jobsize.models.sizes import Resources
+from jobsize.models.resources import Resources
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,14 @@ from jobsize.models.design import (
 from jobsize.models.job import containers, is_uber
 from jobsize.models.prediction import Prediction
 from jobsize.models.regression import PhaseModel, check_level, t_quantile
-from jobsize.models.sizes import PAPER_CLUSTER, Resources, job_size, min_e, min_e_array, uber_size
+from jobsize.models.resources import (
+    PAPER_CLUSTER,
+    Resources,
+    job_size,
+    min_e,
+    min_e_array,
+    uber_size,
+)
 from jobsize.models.uber import TaskTimes, UberEstimate
 from jobsize.models.variance import check_method
 

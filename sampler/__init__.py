@@ -11,7 +11,7 @@ May import only :mod:`jobsize.schema`, :mod:`jobsize.errors` and :mod:`jobsize.a
 imports an engine or a collector.
 """
 
-from jobsize.sampler.probe import ProbePlan, ProbeSpec, plan_probe, probe_record, render_hadoop
+from jobsize.sampler.probespec import ProbePlan, ProbeSpec, plan_probe, probe_record, render_hadoop
 from jobsize.sampler.sampling import Sample, sample
 from jobsize.sampler.splits import Split, input_splits, local_splits, webhdfs_splits
 

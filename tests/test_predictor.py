@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn.exceptions
-from jobsize.models.sizes import PAPER_CLUSTER, Resources
+from jobsize.models.resources import PAPER_CLUSTER, Resources
 from jobsize.models.synthetic import linear_trace
 from sklearn.base import clone
 from sklearn.metrics import r2_score

@@ -7,10 +7,10 @@ import pytest
 from jobsize.models.synthetic import linear_trace
 from sklearn.metrics import r2_score
 
+from jobsize.accuracy import accuracy
 from jobsize.cli import main
 from jobsize.errors import ModelError
 from jobsize.predictor import SizePredictor
-from jobsize.report import accuracy
 from jobsize.schema import write_trace
 
 

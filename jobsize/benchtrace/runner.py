@@ -5,7 +5,7 @@ For each :class:`~jobsize.benchtrace.draw.Draw`, in index order:
 1. its input is generated (or found: jobs of the same input kind, size and seed share it);
 2. the job's configuration enables uber mode with Hadoop's limits and
    ``mapreduce.job.ubertask.maxbytes`` = the block (split) size, as Hadoop's default is; a job
-   that Hadoop would run in uber mode is not probed (``jobsize.sampler.probe.plan_probe``);
+   that Hadoop would run in uber mode is not probed (``jobsize.sampler.probespec.plan_probe``);
 3. any other job is probed first — ``jobsize.engine.run_probe`` on a ``ProbeSpec`` with the
    job's own splits, N_m, N_r and functions (paper §III-A) — giving the ``probe_*`` columns;
 4. the job runs on the local engine and writes ``<job_id>.jhist`` and ``_conf.xml``;
@@ -32,7 +32,7 @@ from jobsize.collectors.jhist import read_jhist
 from jobsize.engine import JobSpec, LocalEngine, run_probe
 from jobsize.engine.inputformat import compute_splits, input_files
 from jobsize.errors import JobFailedError
-from jobsize.sampler.probe import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
+from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
 from jobsize.workloads import WORKLOADS
 
 #: ``source`` of the records a bench trace measures.

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from jobsize.errors import InputError, ParseError
-from jobsize.models.sizes import PAPER_CLUSTER, Resources
+from jobsize.models.resources import PAPER_CLUSTER, Resources
 from jobsize.predictor import predict
 
 _SECTIONS = ("conf", "job", "probe")

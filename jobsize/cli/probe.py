@@ -75,7 +75,7 @@ def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> 
 
 
 def probe_spec(args: argparse.Namespace) -> Any:
-    from jobsize.sampler.probe import ProbeSpec
+    from jobsize.sampler.probespec import ProbeSpec
     from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
     conf = dict(args.properties)
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     """Write the sample locally, one file per input file (the mapper keeps seeing each file's
     name); return the upload command and the cluster probe command."""
-    from jobsize.sampler.probe import render_hadoop
+    from jobsize.sampler.probespec import render_hadoop
 
     sample = spec.take_sample(**webhdfs_options(args))
     by_file: dict[str, list[bytes]] = {}

@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobsize.report import accuracy, markdown, write_accuracy_report
+    from jobsize.accuracy import accuracy, markdown, write_accuracy_report
     from jobsize.schema import read_trace
 
     records = read_trace(args.trace)

@@ -10,7 +10,7 @@ The probe engine of the paper's §III-A and the source of the measured reference
     result.history_path        # history/job_<cluster>_<seq>.jhist (+ _conf.xml beside it)
     result.counters["total"]   # {group: {counter: value}} with Hadoop's names
 
-``run_probe(spec)`` runs a ``jobsize.sampler.probe.ProbeSpec`` as one map and one reduce in this
+``run_probe(spec)`` runs a ``jobsize.sampler.probespec.ProbeSpec`` as one map and one reduce in this
 process and returns its probe record.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["Containers", "JobResult", "JobSpec", "LocalEngine", "default_engine"
 
 def __getattr__(name: str):
     if name == "run_probe":
-        from jobsize.engine.probe import run_probe
+        from jobsize.engine.localprobe import run_probe
 
         return run_probe
     raise AttributeError(f"module 'jobsize.engine' has no attribute {name!r}")

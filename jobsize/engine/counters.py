@@ -2,8 +2,8 @@
 
 A :class:`Counters` value is ``{group_name: {counter_name: value}}`` — the shape the collectors
 return for a job history (``JobHistory.counters["total"]``) and that
-``jobsize.sampler.probe.probe_record`` reads. :func:`to_jh` turns it into Hadoop's ``JhCounters``
-record (with Hadoop's display names) for the .jhist writer.
+``jobsize.sampler.probespec.probe_record`` reads. :func:`to_jh` turns it into Hadoop's
+``JhCounters`` record (with Hadoop's display names) for the .jhist writer.
 """
 
 from __future__ import annotations

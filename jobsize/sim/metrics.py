@@ -22,7 +22,7 @@ import pandas as pd
 
 from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.schedulers import FIFO
 from jobsize.sim.workload import Workload
 

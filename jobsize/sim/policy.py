@@ -1,6 +1,6 @@
 """The scheduler interface of the YARN container model.
 
-A policy is one small class; the event loop (:class:`jobsize.sim.engine.Simulation`) never knows
+A policy is one small class; the event loop (:class:`jobsize.sim.eventloop.Simulation`) never knows
 which one it runs. The loop owns time, nodes, containers and jobs' progress; the policy only
 answers "which job gets this node's free resources?" and reacts to what happens.
 
@@ -38,7 +38,7 @@ What a policy may do to the loop: ``sim.wake_at(time, tag) -> seq``, ``sim.cance
 ``sim.kill(cid)`` (the task becomes pending again, its work is lost), ``sim.containers(j)``
 (running container ids of ``j``, oldest first), ``sim.request_offers()`` (offer every node with
 room after the current event), ``sim.has_demand(j)``, ``sim.next_kind(j, node)``, and read the
-observable state documented on :class:`~jobsize.sim.engine.Simulation`.
+observable state documented on :class:`~jobsize.sim.eventloop.Simulation`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from jobsize.sim.engine import Simulation
+    from jobsize.sim.eventloop import Simulation
 
 AM, MAP, REDUCE, EXTRA = 0, 1, 2, 3
 KIND_NAMES = ("AM", "MAP", "REDUCE", "EXTRA")

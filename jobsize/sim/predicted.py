@@ -1,8 +1,8 @@
 """Predicted sizes for size-based policies: fitted models on probe records, measured error
 distributions, and what a probe costs.
 
-Besides the exact and lognormal sources of :mod:`jobsize.sim.sizes`, a simulated FSPY (or SRPT,
-FSP) can be fed sizes the way a real one would be:
+Besides the exact and lognormal sources of :mod:`jobsize.sim.size_sources`, a simulated FSPY (or
+SRPT, FSP) can be fed sizes the way a real one would be:
 
 - :class:`ModelSizes` — a fitted :class:`~jobsize.predictor.SizePredictor` applied to each job's
   probe record (traces of local runs carry them). The estimate exists only once the probe has
@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from jobsize.errors import ConfigError, InputError, JobsizeError
-from jobsize.sim.sizes import ExactSizes, LognormalSizes, SizeEstimates, SizeSource
+from jobsize.sim.size_sources import ExactSizes, LognormalSizes, SizeEstimates, SizeSource
 from jobsize.sim.workload import Workload
 
 #: A prediction below this share of the actual value is raised to it (a linear model may
@@ -186,7 +186,7 @@ class ModelSizes(SizeSource):
             raise InputError("the workload has no probe records; a fitted model needs them "
                              "(for SWIM workloads use the measured error distribution)",
                              source=workload.name)
-        from jobsize.models.sizes import PAPER_CLUSTER
+        from jobsize.models.resources import PAPER_CLUSTER
 
         cr = cluster or self.cluster or (PAPER_CLUSTER.memory, PAPER_CLUSTER.vcores)
         return OnlineSizer(copy.deepcopy(self._base), records, cr)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from jobsize.sim.engine import Simulation
+    from jobsize.sim.eventloop import Simulation
 
 Entry = tuple[float, int, int]  # key, job, version
 

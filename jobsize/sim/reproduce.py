@@ -51,7 +51,7 @@ from joblib import Parallel, delayed
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.metrics import (
     RCP_ALPHA,
     RCP_BETA,
@@ -67,7 +67,7 @@ from jobsize.sim.schedulers import SRPT, Fair
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.schedulers.hfsp import HFSP
 from jobsize.sim.schedulers.reservations import ReservingFair
-from jobsize.sim.sizes import SizeSource
+from jobsize.sim.size_sources import SizeSource
 from jobsize.sim.workload import Workload
 
 #: The paper's numbers (§IV-C) that the report puts beside the measured ones.

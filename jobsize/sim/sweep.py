@@ -15,11 +15,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.fluid import make_policy, simulate_fluid
 from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, rcp
 from jobsize.sim.schedulers import make_scheduler
-from jobsize.sim.sizes import LognormalSizes, SizeSource, size_source
+from jobsize.sim.size_sources import LognormalSizes, SizeSource, size_source
 from jobsize.sim.workload import Workload
 
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from jobsize.sampler.probe import PROBE_COLUMNS
+from jobsize.sampler.probespec import PROBE_COLUMNS
 
-from jobsize.benchtrace.report import type_table
+from jobsize.benchtrace.summary import type_table
 from jobsize.bundled import REFERENCE_TRACE, datasets_dir
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path, uber_eligible
 from jobsize.workloads import WORKLOADS

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from jobsize.sampler.probe import plan_probe
+from jobsize.sampler.probespec import plan_probe
 
 from jobsize.benchtrace import FB2009_BINS, Distribution, draw_job, draw_jobs, job_conf, summarize
 from jobsize.benchtrace.draw import MAP_ONLY_SHARE, MAP_ONLY_SHARE_ONE_MAP, uses

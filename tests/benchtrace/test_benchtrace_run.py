@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 from jobsize.collectors.jhist import collect_jhist
-from jobsize.sampler.probe import PROBE_COLUMNS
+from jobsize.sampler.probespec import PROBE_COLUMNS
 
 import jobsize.benchtrace.inputs as inputs_module
 import jobsize.benchtrace.runner as runner_module

@@ -13,7 +13,7 @@ from jobsize.collectors.jhist import read_jhist
 from jobsize.engine import JobSpec, run_probe
 from jobsize.engine import counters as C
 
-sampler_probe = pytest.importorskip("jobsize.sampler.probe")
+sampler_probe = pytest.importorskip("jobsize.sampler.probespec")
 ProbeSpec = sampler_probe.ProbeSpec
 
 

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from jobsize.models.sizes import (
+from jobsize.models.resources import (
     PAPER_CLUSTER,
     Resources,
     apb,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from jobsize.sampler import timing_wrapper
-from jobsize.sampler.probe import (
+from jobsize.sampler.probespec import (
     PROBE_COLUMNS,
     ProbeSpec,
     plan_probe,

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import Simulation, simulate
+from jobsize.sim.eventloop import Simulation, simulate
 from jobsize.sim.policy import EXTRA
 from jobsize.sim.schedulers import FIFO, Fair, make_scheduler
 from jobsize.sim.schedulers.fspy import DONE, FAIR, FSPY, LATE, SIZED
-from jobsize.sim.sizes import ExactSizes, SizeEstimates, SizeSource
+from jobsize.sim.size_sources import ExactSizes, SizeEstimates, SizeSource
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 

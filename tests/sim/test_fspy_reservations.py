@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import Simulation, simulate
+from jobsize.sim.eventloop import Simulation, simulate
 from jobsize.sim.policy import AM
 from jobsize.sim.schedulers import Fair, make_scheduler
 from jobsize.sim.schedulers.fspy import FSPY

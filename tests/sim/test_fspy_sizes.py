@@ -14,7 +14,7 @@ from jobsize.bundled import REFERENCE_TRACE, datasets_dir
 from jobsize.errors import ConfigError, InputError
 from jobsize.predictor import SizePredictor
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.predicted import (
     ErrorDistributionSizes,
     ModelSizes,
@@ -23,7 +23,7 @@ from jobsize.sim.predicted import (
     parse_size_source,
 )
 from jobsize.sim.schedulers.fspy import FSPY
-from jobsize.sim.sizes import ExactSizes, LognormalSizes
+from jobsize.sim.size_sources import ExactSizes, LognormalSizes
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 

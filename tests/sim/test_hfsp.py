@@ -7,7 +7,7 @@ import pytest
 
 from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import Simulation, simulate
+from jobsize.sim.eventloop import Simulation, simulate
 from jobsize.sim.policy import MAP, REDUCE
 from jobsize.sim.schedulers import FIFO, make_scheduler
 from jobsize.sim.schedulers.hfsp import HFSP

@@ -24,7 +24,7 @@ from jobsize.sim.reproduce import (
     run,
     write_report,
 )
-from jobsize.sim.sizes import ExactSizes
+from jobsize.sim.size_sources import ExactSizes
 
 FIRST50 = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 FIGURES = ("fig5_segments_per_rcp.png", "fig6_mean_response_by_rcp.png")

@@ -122,7 +122,7 @@ def test_cli_simulate_runs_the_size_based_schedulers_by_name(tmp_path, capsys) -
 
 
 def test_sweep_size_sources_replace_sigma() -> None:
-    from jobsize.sim.sizes import ExactSizes, LognormalSizes
+    from jobsize.sim.size_sources import ExactSizes, LognormalSizes
 
     w = SyntheticFB2009(n_jobs=30, seed=5).generate()
     cluster = Cluster.parse("2x8g×8")

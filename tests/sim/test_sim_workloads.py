@@ -10,7 +10,7 @@ from jobsize.errors import ConfigError, InputError, SimulationError
 from jobsize.schema import TASK_COLUMNS, records, tasks_frame, tasks_path, write_trace
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.costmodel import CostModel, MiB, from_bytes, read_swim_workload
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.load import guess_format, load_workload
 from jobsize.sim.schedulers import Fair
 from jobsize.sim.synthetic import FB2009_BINS, SyntheticFB2009

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from jobsize.errors import ConfigError, SimulationError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.engine import simulate
+from jobsize.sim.eventloop import simulate
 from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE
 from jobsize.sim.schedulers import (
     FIFO,
@@ -22,7 +22,7 @@ from jobsize.sim.schedulers import (
     make_scheduler,
     water_fill,
 )
-from jobsize.sim.sizes import ExactSizes, SizeEstimates, SizeSource
+from jobsize.sim.size_sources import ExactSizes, SizeEstimates, SizeSource
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 

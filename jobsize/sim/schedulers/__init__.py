@@ -16,7 +16,7 @@ from jobsize.sim.schedulers.capacity import Capacity, CapacityQueue, parse_queue
 from jobsize.sim.schedulers.fair import Fair, FairQueueSpec, water_fill
 from jobsize.sim.schedulers.fifo import FIFO
 from jobsize.sim.schedulers.srpt import SRPT
-from jobsize.sim.sizes import SizeSource
+from jobsize.sim.size_sources import SizeSource
 
 __all__ = [
     "FIFO",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jobsize.errors import ConfigError
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
 

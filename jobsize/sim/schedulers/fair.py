@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from jobsize.errors import ConfigError
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import AM, MAP, REDUCE, Policy
 from jobsize.sim.queues import KeyedQueue
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import Policy
 from jobsize.sim.queues import KeyedQueue
 

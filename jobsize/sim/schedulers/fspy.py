@@ -47,12 +47,12 @@ from __future__ import annotations
 import math
 
 from jobsize.errors import ConfigError
-from jobsize.models.sizes import Resources, apb, apb_init, job_size, min_e, uber_size, vs_new
-from jobsize.sim.engine import Simulation
+from jobsize.models.resources import Resources, apb, apb_init, job_size, min_e, uber_size, vs_new
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import AM, EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
 from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
-from jobsize.sim.sizes import ExactSizes, SizeSource
+from jobsize.sim.size_sources import ExactSizes, SizeSource
 from jobsize.sim.virtual import VirtualCluster
 
 FAIR, SIZED, LATE, DONE = 1, 2, 3, 4

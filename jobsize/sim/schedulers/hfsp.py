@@ -37,7 +37,7 @@ import math
 from collections import Counter
 
 from jobsize.errors import ConfigError
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import MAP, REDUCE, Policy
 from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
 from jobsize.sim.virtual_slots import MaxMinCluster

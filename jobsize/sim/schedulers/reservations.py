@@ -17,7 +17,7 @@ FairScheduler has them — the baseline to hold a reserving scheduler (FSPY) aga
 
 from __future__ import annotations
 
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import AM, MAP, REDUCE
 from jobsize.sim.schedulers.fair import Fair
 

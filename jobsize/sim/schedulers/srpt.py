@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from jobsize.sim.engine import Simulation
+from jobsize.sim.eventloop import Simulation
 from jobsize.sim.policy import AM, EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
-from jobsize.sim.sizes import ExactSizes, SizeSource
+from jobsize.sim.size_sources import ExactSizes, SizeSource
 
 
 class SRPT(Policy):

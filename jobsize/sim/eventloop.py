@@ -40,7 +40,7 @@ import pandas as pd
 from jobsize.errors import ConfigError, SimulationError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Policy
-from jobsize.sim.sizes import SizeEstimates, SizeSource
+from jobsize.sim.size_sources import SizeEstimates, SizeSource
 from jobsize.sim.workload import Workload
 
 INF = math.inf

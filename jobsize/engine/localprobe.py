@@ -4,7 +4,7 @@
 stores it on local disk first (as the paper's probing MapReduce does, so the map function reads
 local data), runs the job's own functions over it as an uber job — one map task and one reduce task,
 one after the other, inside the calling process — and turns the probe's counters into the job
-record's ``probe_*`` columns with ``jobsize.sampler.probe.probe_record``.
+record's ``probe_*`` columns with ``jobsize.sampler.probespec.probe_record``.
 
 The map task tells the mapper which original file each record came from
 (``mapreduce_map_input_file``): records of different files are fed by one mapper process per
@@ -61,7 +61,7 @@ def run_probe(
     splits: Sequence[Any] | None = None,
     **split_options: Any,
 ) -> dict[str, Any]:
-    """Probe the job ``spec`` (a ``jobsize.sampler.probe.ProbeSpec``) locally; its probe record.
+    """Probe the job ``spec`` (a ``jobsize.sampler.probespec.ProbeSpec``) locally; its probe record.
 
     The record holds the schema's ``probe_*`` columns: f_p, the sample's bytes, MFE, RFE, MO,
     MOR, RIR, RO and the probe's wall time (sampling included). A map-only job (no reducer)
@@ -69,7 +69,7 @@ def run_probe(
     .jhist (an uber job). ``splits`` are the job's input splits if already listed;
     ``split_options`` go to the sampler's split listing (WebHDFS user, ...).
     """
-    from jobsize.sampler.probe import probe_record
+    from jobsize.sampler.probespec import probe_record
     from jobsize.sampler.sampling import sample as draw
 
     t0 = time.perf_counter()

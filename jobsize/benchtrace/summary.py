@@ -1,6 +1,6 @@
 """What a measured trace holds, as Markdown: per job type, per FB-2009 bin, and how it was run.
 
-``python -m jobsize.benchtrace.report DIR`` (or a trace file with its ``.bench-trace.json``
+``python -m jobsize.benchtrace.summary DIR`` (or a trace file with its ``.bench-trace.json``
 beside it) prints the tables that ``datasets/DATASET.md`` quotes.
 """
 
@@ -141,7 +141,7 @@ def _settings_for(path: Path) -> tuple[Path, dict[str, Any]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m jobsize.benchtrace.report")
+    parser = argparse.ArgumentParser(prog="python -m jobsize.benchtrace.summary")
     parser.add_argument("trace", help="a bench-trace directory, or a trace with its "
                         ".bench-trace.json beside it")
     args = parser.parse_args(argv)

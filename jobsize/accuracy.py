@@ -10,7 +10,7 @@ original scale, as the paper reports it; SE_r is scored on jobs with reduces. Jo
 or predicted value is not positive cannot sit on a log axis: they count in R² but are left out
 of the plot, and the report says how many.
 
-    from jobsize.report import accuracy, write_accuracy_report
+    from jobsize.accuracy import accuracy, write_accuracy_report
     report = accuracy(records, model="model.json", trace="trace.parquet")
     write_accuracy_report(report, Path("out"))
 """
