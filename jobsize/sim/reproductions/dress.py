@@ -166,17 +166,23 @@ def job_times(work: Workload, cluster: Cluster, policy: Policy) -> pd.DataFrame:
     return out
 
 
-def run_setting(bench: HiBenchLike, cluster: Cluster,
-                dress: dict[str, object] | None = None) -> pd.DataFrame:
-    """Both policies on one setting and seed: per-job times, with ``small``."""
-    work, small = bench.build()
+def every_policy(work: Workload, cluster: Cluster, small: np.ndarray,
+                 dress: dict[str, object] | None = None) -> pd.DataFrame:
+    """Per-job times of ``work`` under every policy of the comparison, with ``small``."""
     frames = []
     for name in POLICIES:
         times = job_times(work, cluster, make_policy(name, dress))
         times.insert(0, "policy", name)
         times["small"] = small
         frames.append(times)
-    out = pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_setting(bench: HiBenchLike, cluster: Cluster,
+                dress: dict[str, object] | None = None) -> pd.DataFrame:
+    """Every policy on one setting and seed."""
+    work, small = bench.build()
+    out = every_policy(work, cluster, small, dress)
     out.insert(0, "seed", bench.seed)
     out.insert(0, "setting", bench.setting)
     return out
@@ -192,16 +198,9 @@ def declared_demand(work: Workload) -> np.ndarray:
 
 def run_segment(seg: Workload, index: int, cluster: Cluster,
                 dress: dict[str, object] | None = None) -> pd.DataFrame:
-    """Both policies on one trace segment: per-job times, with ``small`` (r ≤ θ·memory)."""
+    """Every policy on one trace segment; small jobs: r ≤ θ·memory."""
     theta = float((dress or {}).get("theta", 0.10))  # type: ignore[arg-type]
-    small = declared_demand(seg) <= theta * cluster.total[0]
-    frames = []
-    for name in POLICIES:
-        times = job_times(seg, cluster, make_policy(name, dress))
-        times.insert(0, "policy", name)
-        times["small"] = small
-        frames.append(times)
-    out = pd.concat(frames, ignore_index=True)
+    out = every_policy(seg, cluster, declared_demand(seg) <= theta * cluster.total[0], dress)
     out.insert(0, "segment", index)
     return out
 
