@@ -195,31 +195,32 @@ HELD_OUT_PROFILES = ("record-heavy, no combiner", "expensive combiner", "per-tas
 _HELD_OUT = (
     _job("chargrams", "chargrams", TEXT, "record-heavy, no combiner",
          "letter-bigram counts without a combiner: about 45 five-byte records per line, a key "
-         "space of at most 676", bytes_per_reduce=64 * MiB, max_reduces=8),
+         "space of at most 676", bytes_per_reduce=16 * MiB, max_reduces=8),
     _job("agentmix", "agentmix", WEBLOG, "expensive combiner",
          "browser and platform mix per page: a cheap map, a combiner that classifies every "
          "user-agent string against a bank of regular expressions",
-         combine=True, bytes_per_reduce=128 * MiB, max_reduces=8),
+         combine=True, bytes_per_reduce=32 * MiB, max_reduces=8),
     _job("iplookup", "iplookup", WEBLOG, "per-task start-up",
          "traffic per network operator: every task first builds a table of a million address "
          "ranges, then looks each request up by binary search",
-         combine=True, bytes_per_reduce=64 * MiB, max_reduces=4),
+         combine=True, bytes_per_reduce=16 * MiB, max_reduces=4),
     _job("histogram", "histogram", SALES, "fixed-size task output",
          "revenue histograms per region: each map emits every cell of a 41 × 256 table "
-         "whatever its input, so the reduce grows with the maps", max_reduces=2),
+         "whatever its input, so the reduce grows with the maps",
+         bytes_per_reduce=64 * MiB, max_reduces=2),
     _job("hashaudit", "hashaudit", RECORDS, "cpu-bound map, tiny output",
          "PBKDF2 (100 rounds) of every record, folded into one line per map task",
          max_reduces=1),
     _job("neardup", "neardup", DOCUMENTS, "superlinear reduce",
          "near-duplicate documents: all pairs of each of 2048 blocks compared by Jaccard "
          "similarity, so reduce work grows with the square of the input",
-         bytes_per_reduce=32 * MiB, max_reduces=8),
+         bytes_per_reduce=8 * MiB, max_reduces=8),
     _job("shingles", "shingles", DOCUMENTS, "map-only expansion",
          "every 3-word shingle of every document with its position: output about five times "
          "the input", reduce=False),
     _job("pagestats", "pagestats", PAGES, "long records",
          "per-site statistics of crawled pages, one page of about 100 KB per record",
-         combine=True, bytes_per_reduce=256 * MiB, max_reduces=4),
+         combine=True, bytes_per_reduce=16 * MiB, max_reduces=4),
 )
 
 #: Workloads kept out of every reference trace and model fit: the held-out kinds on which
