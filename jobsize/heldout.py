@@ -386,24 +386,31 @@ def kind_scores(label: str, pairs: pd.DataFrame) -> KindScores:
 
 def leave_one_kind_out(reference: pd.DataFrame, heldout: pd.DataFrame, model: SizePredictor
                        ) -> pd.DataFrame:
-    """Pairs of the pooled traces, each job predicted by a model of ``model``'s options fitted
-    on every other kind (``cross_validated_pairs`` by ``job_type``), with job_type, n_maps and
-    probe wall time in seconds where the trace records it."""
+    """Every succeeded job of the pooled traces, predicted by a model of ``model``'s options
+    fitted on every other kind (``cross_validated_pairs`` by ``job_type``; NaN where it could
+    not be predicted), with job_type, held_out, n_maps and the probe's wall time in seconds
+    where the trace records it (``probe_wall_ms``)."""
     pooled = pd.concat([reference, heldout], ignore_index=True)
     if pooled["job_id"].duplicated().any():
         raise ConfigError("the reference and held-out traces share job ids; they cannot be "
                           "pooled")
-    pairs = cross_validated_pairs(pooled, model.features, model.method, model.level,
-                                  groups="job_type")
-    by_id = pooled.set_index("job_id")
-    ids = pairs["job_id"].astype(str)
+    predicted = cross_validated_pairs(pooled, model.features, model.method, model.level,
+                                      groups="job_type")
+    actual = actual_sizes(pooled)
+    actual["job_id"] = actual["job_id"].astype(str)
+    predicted["job_id"] = predicted["job_id"].astype(str)
+    guesses = [c for c in PAIR_COLUMNS if c not in actual.columns]
+    pairs = actual[actual["succeeded"]].merge(predicted[["job_id", *guesses]], on="job_id",
+                                              how="left")
+    pairs = pairs[[*PAIR_COLUMNS, "succeeded"]].copy()
+    by_id = pooled.assign(job_id=pooled["job_id"].astype(str)).set_index("job_id")
+    ids = pairs["job_id"]
     pairs["job_type"] = by_id.loc[ids, "job_type"].astype(str).to_numpy()
     pairs["held_out"] = pairs["job_type"].isin(set(heldout["job_type"].astype(str)))
     pairs["n_maps"] = by_id.loc[ids, "n_maps"].to_numpy(float, na_value=np.nan)
     wall_ms = pd.to_numeric(by_id.loc[ids, "probe_wall_ms"], errors="coerce")
     pairs["probe_s"] = wall_ms.to_numpy(float) / 1000.0
-    pairs["succeeded"] = True  # cross_validated_pairs scores succeeded jobs only
-    return pairs
+    return pairs.reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------------
