@@ -13,7 +13,6 @@ Rerun the same command to resume; with a larger --jobs-per-kind it extends the e
 from __future__ import annotations
 
 import argparse
-import math
 from collections import Counter
 
 from jobsize.cli._options import (
@@ -22,6 +21,8 @@ from jobsize.cli._options import (
     byte_size,
     containers,
     count,
+    level,
+    positive_number,
     property_pair,
 )
 
@@ -36,23 +37,6 @@ def _kinds(text: str) -> tuple[str, ...]:
             f"unknown job kind {unknown[0] if unknown else text!r}; the held-out kinds are "
             f"{', '.join(sorted(HELD_OUT))}")
     return names
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def _level(text: str) -> float:
-    value = _positive(text)
-    if not value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -73,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="jobs of each kind (default: 8)")
     parser.add_argument("--kinds", type=_kinds, default=None, metavar="NAME,...",
                         help="job kinds to run (default: every held-out kind)")
-    parser.add_argument("--scale", type=_positive, default=1.0, metavar="X",
+    parser.add_argument("--scale", type=positive_number, default=1.0, metavar="X",
                         help="input sizes are log-uniform in 0.5-150 MiB times X (default: 1)")
     parser.add_argument("--seed", type=count(0), default=1, metavar="S",
                         help="seed of the plan, the inputs and the probes' samples "
@@ -84,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--trace", metavar="TRACE", default=None,
                         help="reference trace to fit the default model on and to pool for "
                         "leave-one-kind-out (default: the bundled reference trace)")
-    parser.add_argument("--level", type=_level, default=0.90, metavar="L",
+    parser.add_argument("--level", type=level, default=0.90, metavar="L",
                         help="interval level of the default model (default: 0.90, the level "
                         "the report scores)")
     parser.add_argument("-D", dest="properties", type=property_pair, action="append",
