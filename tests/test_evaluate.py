@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jobsize.models.evaluation import (
     ErrorProfile,
     coverage,
@@ -229,3 +231,14 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert all(f"{k}: 8 jobs" in printed for k in HELD_OUT)
     assert not (tmp_path / "e").exists()
+
+
+@given(seed=st.integers(0, 2**31), index=st.integers(0, 10**6),
+       scale=st.floats(0.001, 100.0), max_maps=st.integers(1, 500))
+def test_any_draw_stays_within_the_design(seed, index, scale, max_maps):
+    design = Design(scale=scale, max_maps=max_maps)
+    d = design.draw(seed, index)
+    assert d.workload == design.kinds[index % len(design.kinds)]
+    assert 0.5 * scale * 2**20 - 1 <= d.input_bytes <= 150 * scale * 2**20 + 1
+    assert d.split_bytes >= min(design.split_sizes)
+    assert 1 <= d.n_maps <= max_maps and d.input_bytes <= d.n_maps * d.split_bytes
