@@ -463,7 +463,10 @@ def write_report(trace: HeldOutTrace, reference: str | os.PathLike[str]) -> Path
     level = trace.model.level
     label = f"{100 * level:g} %"
     held = [kind_scores(k, pairs[pairs["job_type"] == k]) for k in kinds]
+    planned_uber = records["probe_planned_uber"].fillna(False).astype(bool).to_numpy()
     held.append(kind_scores("all held-out jobs", pairs))
+    held.append(kind_scores("probed jobs", pairs[~planned_uber]))
+    held.append(kind_scores("jobs the probe plan took for uber", pairs[planned_uber]))
     reference_records = read_trace(reference)
     loko_pairs = leave_one_kind_out(reference_records, records, trace.model)
     loko_pairs.to_parquet(trace.dir.root / LOKO_NAME, index=False)
@@ -493,7 +496,8 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf.write(f"Written by `{command_line(trace)}`.\n\n")
     buf.write(f"- model: `{MODEL_NAME}` — {trace.model.features} features, "
               f"{trace.model.method}, intervals at {level}; fitted on "
-              f"{training.get('trace', 'a trace')} ({training.get('jobs', '?')} jobs)\n")
+              f"{Path(str(training.get('trace', '?'))).name} ({training.get('jobs', '?')} "
+              "jobs)\n")
     buf.write(f"- jobs: {len(records)} recorded of {trace.design.jobs} planned, "
               f"{int(records['n_maps'].min())}-{int(records['n_maps'].max())} maps, "
               f"{records['map_input_bytes'].min() / MiB:.2f}-"
@@ -543,6 +547,8 @@ READING = """\
 - **probe cost**: the probe's wall time (listing the input, sampling, the probe job) over the
   job's total task time SE_m + SE_r, for jobs of at least 10 maps: median / 90th percentile
   (number of jobs).
+- **probed jobs** and **jobs the probe plan took for uber**: the held-out jobs split by the
+  probe's decision; a job taken for an uber job is not probed and is sized from the history.
 - **unpredicted**: succeeded jobs for which the prediction failed (the trace's
   `predict_error` says why); they are left out of the error columns.
 - **target**: what the size predictions should reach for a size-based scheduler to rely on them.
