@@ -259,15 +259,9 @@ class HeldOutTrace(BenchTrace):
         w = workload(draw.workload)
         paths, generate_s = self._input(draw, cache)
         t0 = time.monotonic()
-        conf = dict(self.design.conf)
-        input_bytes = sum(f.stat().st_size for f in input_files(paths))
         n_maps = len(compute_splits(input_files(paths), None, draw.split_bytes))
         name = f"{w.name} (evaluate seed {self.seed} job {draw.index})"
-        probe, probe_s, probe_error = self._probe(draw, paths, n_maps, conf, name)
-        document = {"conf": {**conf, "mapreduce.job.name": name,
-                             "mapreduce.job.maps": str(n_maps),
-                             "mapreduce.job.reduces": str(draw.n_reduces)},
-                    "map_input_bytes": input_bytes, "probe": probe}
+        document, probe_s, probe_error = self._probe(draw, paths, n_maps, name)
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.jobs_dir / f"{draw.index}.json",
                           json.dumps(document, indent=2, default=_json_number) + "\n")
@@ -276,32 +270,37 @@ class HeldOutTrace(BenchTrace):
             prediction = predict(self.model, flat_job(document)).to_dict()
         except JobsizeError as exc:
             predict_error = str(exc)
+        conf = dict(self.design.conf)
         spec = JobSpec(inputs=tuple(paths), output=self.dir.scratch / str(draw.index) / "out",
                        mapper=w.mapper, reducer=w.reducer, combiner=w.combiner, n_maps=n_maps,
                        n_reduces=draw.n_reduces, split_bytes=draw.split_bytes, name=name,
                        user=USER, containers=self.containers, conf=conf, overwrite=True)
         history, _ = self._run_job(draw, spec, engine)
         record = dict(history.record)
-        record.update({k: v for k, v in probe.items() if k.startswith("probe_")})
+        record.update({k: v for k, v in document.items() if k.startswith("probe_")})
         actual = actual_sizes(pd.DataFrame([record])).iloc[0]
         record.update({k: float(actual[k]) for k in ("SE_m_s", "SE_r_s", "S_mb_s", "S_vcore_s")})
         record.update(prediction_columns(prediction))
         record.update(
             job_type=w.name, source=SOURCE, draw_index=draw.index,
             split_bytes=draw.split_bytes, host_load_1m=os.getloadavg()[0],
-            probe_s=probe_s, probe_planned_uber=bool(probe.get("uberized")),
+            probe_s=probe_s, probe_planned_uber=bool(document.get("uberized")),
             probe_error=probe_error, predict_error=predict_error,
             prediction=None if prediction is None else json.dumps(prediction,
                                                                   default=_json_number))
         return JobOutcome(draw, record, history.tasks, time.monotonic() - t0, generate_s,
                           probe_error)
 
-    def _probe(self, draw: Draw, paths: Sequence[Path], n_maps: int, conf: dict[str, str],
-               name: str) -> tuple[dict[str, Any], float, str | None]:
-        """What ``jobsize probe`` prints for the job, its wall time in seconds (listing the
-        input included) and the error if the probe failed."""
+    def _probe(self, draw: Draw, paths: Sequence[Path], n_maps: int, name: str
+               ) -> tuple[dict[str, Any], float, str | None]:
+        """What ``jobsize probe --maps N_m --reduces N_r --split-size B`` prints for the job —
+        the job document ``jobsize predict`` reads: the job's shape, input bytes, uber-mode
+        plan, probe record and configuration — with the probe's wall time in seconds (listing
+        the input included) and the error if the probe failed."""
         w = workload(draw.workload)
         c = self.containers
+        conf = {**self.design.conf}
+        conf.setdefault("dfs.blocksize", str(draw.split_bytes))  # the engine's block
         spec = ProbeSpec(
             mapper=w.mapper, reducer=w.reducer, combiner=w.combiner,
             inputs=tuple(str(p) for p in paths), n_maps=n_maps, n_reduces=draw.n_reduces,
@@ -309,22 +308,28 @@ class HeldOutTrace(BenchTrace):
             reduce_memory_mb=c.reduce_memory_mb, reduce_vcores=c.reduce_vcores,
             am_memory_mb=c.am_memory_mb, am_vcores=c.am_vcores,
             split_bytes=split_bytes_for(paths, n_maps, draw.split_bytes),
-            max_splits=DEFAULT_MAX_SPLITS, seed=draw.probe_seed, job_name=name, conf=conf)
+            max_splits=DEFAULT_MAX_SPLITS, seed=draw.probe_seed, max_fraction=None,
+            job_name=name, conf=conf)
         history = self.dir.probe_history / str(draw.index)
         shutil.rmtree(history, ignore_errors=True)
         self.dir.scratch.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         splits = spec.splits()
-        plan = spec.plan(sum(s.length for s in splits))
-        if not plan.probe:
-            return {**plan.record(), "reason": plan.reason}, time.perf_counter() - t0, None
-        try:
-            with LocalEngine(1) as engine:
-                out = run_probe(spec, engine=engine, history_dir=history, splits=splits,
-                                work_dir=self.dir.scratch)
-        except JobFailedError as exc:
-            return {"uberized": False}, time.perf_counter() - t0, str(exc)
-        return {**out, "uberized": False}, time.perf_counter() - t0, None
+        input_bytes = sum(s.length for s in splits)
+        plan = spec.plan(input_bytes)
+        out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
+                               "map_input_bytes": input_bytes, **plan.record(),
+                               "reason": plan.reason}
+        error = None
+        if plan.probe:
+            try:
+                with LocalEngine(1) as engine:
+                    out.update(run_probe(spec, engine=engine, history_dir=history,
+                                         splits=splits, work_dir=self.dir.scratch))
+            except JobFailedError as exc:
+                error = str(exc)
+        out["conf"] = dict(spec.conf)
+        return out, time.perf_counter() - t0, error
 
 
 def _json_number(value: Any) -> Any:
@@ -338,10 +343,13 @@ def _json_number(value: Any) -> Any:
 # Scores
 
 
-def heldout_pairs(records: pd.DataFrame) -> pd.DataFrame:
-    """Actual and predicted sizes of each recorded job (:data:`PAIR_COLUMNS`), with its kind,
-    map count, probe cost inputs and whether it could be predicted at all."""
-    actual = actual_sizes(records).reset_index(drop=True)
+def heldout_pairs(records: pd.DataFrame, clock: str = "wall") -> pd.DataFrame:
+    """Actual and predicted sizes of each recorded job (:data:`PAIR_COLUMNS`; actual times on
+    ``clock``, the one the model predicts), with its kind, map count, the probe's wall time
+    and the job's total task time (wall clock) for the probe cost, and whether it
+    succeeded."""
+    actual = actual_sizes(records, "probe", clock).reset_index(drop=True)
+    wall = actual_sizes(records).reset_index(drop=True)
     frame = records.reset_index(drop=True)
     out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
                   "S_mb_s", "S_vcore_s"]].copy()
@@ -352,6 +360,7 @@ def heldout_pairs(records: pd.DataFrame) -> pd.DataFrame:
     out["job_type"] = frame["job_type"].astype(str).to_numpy()
     out["n_maps"] = frame["n_maps"].to_numpy(float, na_value=np.nan)
     out["probe_s"] = pd.to_numeric(frame["probe_s"], errors="coerce").to_numpy(float)
+    out["task_s"] = (wall["SE_m_s"] + wall["SE_r_s"]).to_numpy(float)
     out["succeeded"] = actual["succeeded"].to_numpy(bool)
     return out
 
@@ -377,8 +386,8 @@ def kind_scores(label: str, pairs: pd.DataFrame) -> KindScores:
                    np.isfinite(ok["S_pred_mb_s"].to_numpy(float))]
     n, median, p90 = 0, math.nan, math.nan
     if "probe_s" in ok:
-        task_s = ok["SE_m_s"].to_numpy(float) + ok["SE_r_s"].to_numpy(float)
-        n, median, p90 = probe_cost(ok["probe_s"].to_numpy(float), task_s,
+        n, median, p90 = probe_cost(ok["probe_s"].to_numpy(float),
+                                    ok["task_s"].to_numpy(float),
                                     ok["n_maps"].to_numpy(float), PROBE_COST_MIN_MAPS)
     return KindScores(label, len(ok), len(ok) - len(predicted),
                       ErrorProfile.of(predicted.reset_index(drop=True)), n, median, p90)
@@ -395,14 +404,17 @@ def leave_one_kind_out(reference: pd.DataFrame, heldout: pd.DataFrame, model: Si
         raise ConfigError("the reference and held-out traces share job ids; they cannot be "
                           "pooled")
     predicted = cross_validated_pairs(pooled, model.features, model.method, model.level,
-                                      groups="job_type")
-    actual = actual_sizes(pooled)
+                                      groups="job_type", form=model.form, clock=model.clock,
+                                      calibrated=model.calibrate is not None)
+    actual = actual_sizes(pooled, model.features, model.clock)
+    wall = actual_sizes(pooled)
     actual["job_id"] = actual["job_id"].astype(str)
     predicted["job_id"] = predicted["job_id"].astype(str)
     guesses = [c for c in PAIR_COLUMNS if c not in actual.columns]
+    actual["task_s"] = (wall["SE_m_s"] + wall["SE_r_s"]).to_numpy(float)
     pairs = actual[actual["succeeded"]].merge(predicted[["job_id", *guesses]], on="job_id",
                                               how="left")
-    pairs = pairs[[*PAIR_COLUMNS, "succeeded"]].copy()
+    pairs = pairs[[*PAIR_COLUMNS, "succeeded", "task_s"]].copy()
     by_id = pooled.assign(job_id=pooled["job_id"].astype(str)).set_index("job_id")
     ids = pairs["job_id"]
     pairs["job_type"] = by_id.loc[ids, "job_type"].astype(str).to_numpy()
@@ -458,7 +470,7 @@ def write_report(trace: HeldOutTrace, reference: str | os.PathLike[str]) -> Path
     if not len(records):
         raise ConfigError("no job is recorded yet: run the evaluation first",
                           source=trace.dir.trace)
-    pairs = heldout_pairs(records)
+    pairs = heldout_pairs(records, trace.model.clock)
     kinds = list(dict.fromkeys(k for k in trace.design.kinds if k in set(pairs["job_type"])))
     level = trace.model.level
     label = f"{100 * level:g} %"
@@ -494,8 +506,10 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf = io.StringIO()
     buf.write("# Held-out evaluation\n\n")
     buf.write(f"Written by `{command_line(trace)}`.\n\n")
-    buf.write(f"- model: `{MODEL_NAME}` — {trace.model.features} features, "
-              f"{trace.model.method}, intervals at {level}; fitted on "
+    m = trace.model
+    calibrated = " (calibrated)" if m.calibrate is not None else ""
+    buf.write(f"- model: `{MODEL_NAME}` — {m.features} features, {m.form} form, {m.method}, "
+              f"{m.clock} clock, intervals at {level}{calibrated}; fitted on "
               f"{Path(str(training.get('trace', '?'))).name} ({training.get('jobs', '?')} "
               "jobs)\n")
     buf.write(f"- jobs: {len(records)} recorded of {trace.design.jobs} planned, "
