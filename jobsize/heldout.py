@@ -10,9 +10,10 @@ plan (:class:`Design`: kind, input size, split size, N_m, N_r), :class:`HeldOutT
    :class:`~jobsize.sampler.probespec.ProbeSpec` with the job's splits and configuration, and
    :func:`jobsize.engine.run_probe` unless the probe plan says the job runs in uber mode — and
    times it;
-3. writes the job document a user would give ``jobsize predict`` (the job's configuration, its
-   input bytes and the probe's output) to ``DIR/jobs/<i>.json`` and predicts it with
-   :func:`jobsize.predict`, keeping every field of the prediction;
+3. writes what ``jobsize probe`` prints — the job document ``jobsize predict`` reads: the job's
+   shape, input bytes, uber-mode plan, probe record and configuration — to
+   ``DIR/jobs/<i>.json`` and predicts it with :func:`jobsize.predict`, keeping every field of
+   the prediction;
 4. runs the job on the local engine as ``jobsize run`` does, reads its record back from its
    .jhist, and appends record, probe columns, prediction and the machine's load to
    ``DIR/heldout.parquet`` (the bench-trace machinery: resumable, whole jobs only).
@@ -166,9 +167,10 @@ def evaluation_model(directory: str | os.PathLike[str], model: str | os.PathLike
     """The model an evaluation directory predicts with, kept as ``DIR/model.json``.
 
     ``model``: a model file to use (copied into the directory). Without it, the directory's own
-    model when resuming, else the model ``jobsize fit TRACE --level LEVEL`` makes — the size
-    model's default options, intervals at ``level`` — fitted on ``trace`` (default: the bundled
-    reference trace). A directory keeps one model: resuming with another is refused.
+    model when resuming, else the model ``jobsize fit TRACE --level LEVEL`` makes
+    (``SizePredictor(level=LEVEL).fit``: the size model's default options) on ``trace``
+    (default: the bundled reference trace). A directory keeps one model: resuming with another
+    is refused.
     """
     from jobsize.atomic import atomic_write
     from jobsize.bundled import reference_trace
