@@ -275,6 +275,7 @@ def probe_record(
     n_reduces: int | None = None,
     tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
     map_processes: Sequence[int] = (),
+    empty_tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -326,7 +327,8 @@ def probe_record(
                             _counter(c, FUNCTION_TIME_GROUP, MAP_OUTPUT_KEYS_COUNTER),
                             next(processes, 1) if kind == "MAP" else 1)
                 for kind, c in tasks]
-    record.update(split_columns(measured) if measured else
+    empty = [task_counts(kind, c, column_counter) for kind, c in empty_tasks]
+    record.update(split_columns(measured, empty) if measured else
                   dict.fromkeys(PROBE_COLUMNS[len(record):]))
     if not measured:
         record["probe_map_tasks"] = record["probe_reduce_tasks"] = None
