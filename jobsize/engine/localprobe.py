@@ -67,9 +67,11 @@ def run_probe(
     MOR, RIR, RO and the probe's wall time (sampling included). A map-only job (no reducer)
     runs no reduce and reports zeros for it. ``history_dir`` also keeps the probe's own
     .jhist (an uber job). ``splits`` are the job's input splits if already listed;
-    ``split_options`` go to the sampler's split listing (WebHDFS user, ...).
+    ``split_options`` go to the sampler's split listing (WebHDFS user, ...). The probe's
+    configuration names the job it probes (``jobsize.sampler.probespec.probe_properties``), as
+    a cluster probe's does, so its history joins to the job's.
     """
-    from jobsize.sampler.probespec import probe_record
+    from jobsize.sampler.probespec import probe_properties, probe_record
     from jobsize.sampler.sampling import sample as draw
 
     t0 = time.perf_counter()
@@ -85,7 +87,9 @@ def run_probe(
             reducer=spec.reducer, combiner=spec.combiner,
             n_reduces=0 if spec.reducer is None else 1,
             name=f"jobsize probe: {spec.job_name}", queue=spec.queue,
-            containers=_containers(spec), conf=dict(spec.conf))
+            containers=_containers(spec),
+            conf={**spec.conf, **probe_properties(spec, fraction=drawn.fraction,
+                                                  input_bytes=len(drawn.data))})
         result = (engine or default_engine()).run(job, history_dir=history_dir, uber=True,
                                                   map_tasks=[inputs])
     wall_ms = (time.perf_counter() - t0) * 1000
