@@ -2,7 +2,7 @@
 
     POST /predict        a job                     → its prediction
     POST /predict/batch  {"jobs": [job, ...]}      → {"predictions": [{"prediction"|"error"}]}
-    POST /observe        a finished job's record   → {"seq", "observed"} once it is journaled
+    POST /observe        a finished job's record   → {"seq", "learned", "observed"}, journaled
     POST /reload         (no body)                 → the model file and journal, reloaded
     GET  /health                                   → model, journal and counts
     GET  /metrics                                  → Prometheus text format
@@ -123,7 +123,8 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
     async def observe(request: Request) -> Response:
         entry = await state.observe(job_object(await body(request)))
         metrics.observations.inc()
-        return JSONResponse({"seq": entry.seq, "observed": state.observed})
+        return JSONResponse({"seq": entry.seq, "learned": entry.learned,
+                             "observed": state.observed})
 
     async def reload(request: Request) -> Response:
         try:

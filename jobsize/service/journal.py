@@ -27,6 +27,7 @@ class Entry:
 
     seq: int
     job: dict[str, Any]
+    learned: bool = True  # the model counted it (a failed job, say, is journaled but not)
 
 
 def read_journal(path: str | os.PathLike[str]) -> tuple[list[Entry], int]:
@@ -72,9 +73,10 @@ class Journal:
         self._flusher: asyncio.Task[None] | None = None
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
 
-    def add(self, job: dict[str, Any]) -> tuple[Entry, asyncio.Future[None]]:
+    def add(self, job: dict[str, Any], learned: bool = True
+            ) -> tuple[Entry, asyncio.Future[None]]:
         """Number ``job`` and queue it; the future is done once it is on disk."""
-        entry = Entry(self.next_seq, job)
+        entry = Entry(self.next_seq, job, learned)
         self.next_seq += 1
         line = json.dumps({"seq": entry.seq, "job": job}, separators=(",", ":"),
                           allow_nan=False).encode() + b"\n"

@@ -84,7 +84,8 @@ class ModelState:
             raise JournalFailed(self.failure)
         candidate = copy.deepcopy(self._tip)
         candidate.observe(job)
-        entry, durable = self.journal.add(job)
+        learned = candidate.training_.get("observed") != self._tip.training_.get("observed")
+        entry, durable = self.journal.add(job, learned)
         self._tip, self._tip_seq = candidate, entry.seq
         if self._reloading is not None:
             self._reloading.append(entry)
