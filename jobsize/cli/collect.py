@@ -1,7 +1,7 @@
 """``jobsize collect``: turn Hadoop's job histories, REST APIs and traces into job records.
 
     jobsize collect jhs URL -o TRACE [--since T] [--until T] [--user U] [--queue Q] [--state S]
-                                     [--limit N] [--workers N] [--no-attempts] [HTTP options]
+                                     [--limit N] [--parallel N] [--no-attempts] [HTTP options]
     jobsize collect jhist PATH... -o TRACE
     jobsize collect rumen FILE -o TRACE
     jobsize collect sls FILE -o TRACE
@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from jobsize.cli._options import hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 from jobsize.schema import TASK_COLUMNS, tasks_path, write_trace
@@ -111,8 +112,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     jhs.add_argument("--queue", metavar="Q")
     jhs.add_argument("--state", choices=("SUCCEEDED", "FAILED", "KILLED", "ERROR"))
     jhs.add_argument("--limit", type=_positive, metavar="N", help="at most N jobs listed")
-    jhs.add_argument("--workers", type=_positive, default=8, metavar="N",
+    jhs.add_argument("--parallel", type=_positive, default=8, metavar="N",
                      help="jobs fetched at once (default: 8)")
+    hidden_alias(jhs, "--workers", dest="parallel", type=_positive)
     jhs.add_argument("--no-attempts", action="store_true",
                      help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
     _http_arguments(jhs)
@@ -162,7 +164,7 @@ def _run_jhs(args: argparse.Namespace) -> int:
                       finished_begin_ms=None if since == "last" else since,
                       finished_end_ms=None if args.until == "last" else args.until,
                       limit=args.limit)
-    options = HttpOptions(**_http_options(args, pool=args.workers))
+    options = HttpOptions(**_http_options(args, pool=args.parallel))
     with contextlib.ExitStack() as stack:
         advance: list = []
 
@@ -170,7 +172,7 @@ def _run_jhs(args: argparse.Namespace) -> int:
             advance.append(stack.enter_context(progress_bar("jobs", total=total)))
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
-                             attempts=not args.no_attempts, workers=args.workers,
+                             attempts=not args.no_attempts, workers=args.parallel,
                              options=options, on_total=on_total,
                              advance=lambda n=1: advance[0](n) if advance else None)
     print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
