@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench-trace": ("bench_trace", "measure a reference trace: draw jobs like FB-2009, probe "
                     "and run them locally"),
     "report": ("report", "size-model accuracy on a trace: predicted vs actual SE_m, SE_r, S"),
+    "serve": ("serve", "serve predictions over HTTP/JSON (predict, observe, reload, metrics)"),
     "simulate": ("simulate", "run schedulers on a workload in the simulator"),
 }
 

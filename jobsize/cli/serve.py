@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 
+from jobsize.cli._options import byte_size, count
 from jobsize.cli.predict import _positive
-from jobsize.cli.run import count
-from jobsize.cli.sample import byte_size
 from jobsize.errors import ConfigError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
 
@@ -27,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "jobs (the model learns online; each observation is journaled before it is "
         "acknowledged), reload the model file (POST /reload or SIGHUP), health and "
         "Prometheus metrics. Needs the 'serve' extra.")
-    parser.add_argument("--model", "-m", required=True, metavar="MODEL.json",
+    parser.add_argument("--model", required=True, metavar="MODEL.json",
                         help="model file written by `jobsize fit -o`")
     parser.add_argument("--journal", default=None, metavar="FILE",
                         help="journal of observed jobs (default: MODEL.json.journal)")
