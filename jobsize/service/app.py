@@ -117,7 +117,7 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
                 out.append({"prediction": predict_one(job)})
             except JobsizeError as exc:
                 out.append({"error": " ".join(str(exc).split())})
-        metrics.predictions.inc(len(out))
+        metrics.predictions.inc(sum("prediction" in item for item in out))
         return JSONResponse({"predictions": out})
 
     async def observe(request: Request) -> Response:
