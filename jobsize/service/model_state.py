@@ -28,25 +28,33 @@ class Rebuilt:
 
     predictor: SizePredictor
     last_seq: int
+    learned: int = 0
     rejected: list[int] = field(default_factory=list)
+
+
+def learn(predictor: SizePredictor, job: dict[str, Any]) -> bool:
+    """Observe ``job``; whether the model counted it (a job that failed, say, it does not)."""
+    before = predictor.training_.get("observed")
+    predictor.observe(job)
+    return predictor.training_.get("observed") != before
 
 
 def rebuild(model_path: str | os.PathLike[str], entries: list[Entry]) -> Rebuilt:
     """The model of ``model_path`` having observed ``entries`` in order."""
     rejected: set[int] = set()
     while True:  # a refused entry may have half-updated the model: start again without it
-        predictor = SizePredictor.load(model_path)
+        predictor, learned = SizePredictor.load(model_path), 0
         for entry in entries:
             if entry.seq in rejected:
                 continue
             try:
-                predictor.observe(entry.job)
+                learned += learn(predictor, entry.job)
             except JobsizeError:
                 rejected.add(entry.seq)
                 break
         else:
             last = entries[-1].seq if entries else 0
-            return Rebuilt(predictor, last, sorted(rejected))
+            return Rebuilt(predictor, last, learned, sorted(rejected))
 
 
 class JournalFailed(Exception):
@@ -63,11 +71,11 @@ class ModelState:
         built = rebuild(self.model_path, entries)
         self.live = built.predictor
         self._tip = self.live
-        self._live_seq = self._tip_seq = built.last_seq
+        self._live_seq = built.last_seq
         self.rejected = built.rejected
         self.journal = Journal(journal_path, valid, built.last_seq + 1)
         self.entries = len(entries)
-        self.observed = len(entries) - len(built.rejected)
+        self.observed = built.learned  # journal entries the live model learned from
         self.failure: str | None = None
         self._reloading: list[Entry] | None = None
         self.reloads = 0
@@ -83,20 +91,18 @@ class ModelState:
         if self.failure is not None:
             raise JournalFailed(self.failure)
         candidate = copy.deepcopy(self._tip)
-        candidate.observe(job)
-        learned = candidate.training_.get("observed") != self._tip.training_.get("observed")
-        entry, durable = self.journal.add(job, learned)
-        self._tip, self._tip_seq = candidate, entry.seq
+        entry, durable = self.journal.add(job, learn(candidate, job))
+        self._tip = candidate
         if self._reloading is not None:
             self._reloading.append(entry)
         try:
             await durable
         except OSError as exc:
             self.failure = f"journal write failed: {exc.strerror or exc}"
-            self._tip, self._tip_seq = self.live, self._live_seq
+            self._tip = self.live
             raise JournalFailed(self.failure) from None
         self.entries += 1
-        self.observed += 1
+        self.observed += entry.learned
         if entry.seq > self._live_seq:  # a later entry of the same fsync may have gone first
             self.live, self._live_seq = candidate, entry.seq
         return entry
@@ -113,7 +119,7 @@ class ModelState:
                 if entry.seq > built.last_seq:
                     candidate = copy.deepcopy(built.predictor)
                     try:
-                        candidate.observe(entry.job)
+                        built.learned += learn(candidate, entry.job)
                     except JobsizeError:
                         built.rejected.append(entry.seq)
                     else:
@@ -122,9 +128,9 @@ class ModelState:
         finally:
             self._reloading = None
         self.live = self._tip = built.predictor
-        self._live_seq = self._tip_seq = built.last_seq
+        self._live_seq = built.last_seq
         self.rejected = built.rejected
-        self.observed = self.entries - len(built.rejected)
+        self.observed = built.learned
         self.reloads += 1
         return built
 
