@@ -6,6 +6,8 @@ import re
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, FakeHistoryServer
 from jobsize.collectors.jhs import HistoryServer, collect_jhs
 from jobsize.collectors.probe_join import (
@@ -282,3 +284,49 @@ def test_cli_collect_jhs_reports_the_probes(jhs, tmp_path, capsys):
     assert "2 probe jobs collected, 1 joined to their jobs, 1 not joined" in captured.out
     assert "probe job_1326381300833_9_9 not joined: no job with jobsize.probe.id=lost" \
         in captured.err
+
+
+# -- properties of the join -----------------------------------------------------------------------
+
+_NAMES = st.sampled_from(["wc", "grep", "join"])
+_IDS = st.one_of(st.none(), st.sampled_from(["A", "B", "C"]))
+
+
+@st.composite
+def _histories(draw):
+    jobs, identities, probes = [], {}, []
+    for k in range(draw(st.integers(0, 8))):
+        job_id = f"j{k}"
+        jobs.append(_job(job_id, draw(_NAMES), draw(st.integers(0, 50))))
+        identities[job_id] = draw(_IDS)
+    for k in range(draw(st.integers(0, 8))):
+        probes.append(_probe(f"p{k}", draw(_NAMES), draw(st.integers(0, 50)), draw(_IDS),
+                             state=draw(st.sampled_from(["SUCCEEDED", "FAILED"])), mor=k))
+    return jobs, identities, probes
+
+
+@given(_histories())
+@settings(max_examples=150, deadline=None)
+def test_every_join_is_one_probe_to_one_job_by_its_rules(history):
+    jobs, identities, probes = history
+    out = join_probes(records(jobs), probes, identities)
+    frame = out.jobs.set_index("job_id")
+    by_id = {p.job_id: p for p in probes}
+    joined = {p.job_id: p.joined_job_id for p in out.probes if p.joined_job_id}
+    assert len(set(joined.values())) == len(joined)  # a job takes at most one probe
+    assert set(joined) | set(out.report.unjoined) == set(by_id)
+    assert out.report.joined == len(joined) and out.report.probes == len(probes)
+    carried = {v for v in identities.values() if v}
+    for probe_id, job_id in joined.items():
+        probe, job = by_id[probe_id], frame.loc[job_id]
+        assert probe.state == "SUCCEEDED"
+        assert frame.loc[job_id, "probe_map_output_records"] == probe.columns[
+            "probe_map_output_records"]
+        if identities[job_id] is not None:  # by identity
+            assert probe.probe_id == identities[job_id]
+        else:  # by name, submitted before the job, its identity carried by no job
+            assert probe.probe_for == job["job_name"]
+            assert probe.submit_time_ms <= job["submit_time_ms"]
+            assert probe.probe_id not in carried
+    for job_id in frame.index.difference(list(joined.values())):
+        assert frame.loc[job_id, list(PROBE_COLUMNS)].isna().all()
