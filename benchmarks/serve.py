@@ -19,7 +19,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -212,8 +211,6 @@ def main() -> None:
           f"{health['observed']}; acknowledged but lost: {lost}")
     if lost or health["observed"] < len(acked) or result["errors"]:
         sys.exit("observations were lost or requests failed")
-    print(f"# p50/p99 of the observe latency over {len(acked)} observations;"
-          f" median served latency {statistics.median(result['latencies']) / 1e6:.3f} ms")
 
 
 if __name__ == "__main__":
