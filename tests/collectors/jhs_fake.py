@@ -189,6 +189,16 @@ def _add_counters(doc: dict, extra: dict[str, dict[str, tuple[int, int, int]]]) 
             for name, (total, on_map, on_reduce) in counters.items()]
 
 
+def answering_on(server, shared: Path) -> FakeHistoryServer:
+    """A fresh fake answering every history request on ``server`` (pytest-httpserver), its
+    address in ``.url``."""
+    server.clear()
+    fake = FakeHistoryServer(shared)
+    server.expect_request(re.compile(r"^/ws/v1/history/.*")).respond_with_handler(fake)
+    fake.url = server.url_for("/")
+    return fake
+
+
 def _reset(request: Request) -> None:
     """Close the connection with a TCP RST, leaving the server a harmless descriptor."""
     sock = request.environ["werkzeug.socket"]

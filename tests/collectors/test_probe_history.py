@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -17,26 +16,8 @@ from jobsize.sampler.probespec import ProbeSpec
 from jobsize.cli import main
 from jobsize.engine import JobSpec, LocalEngine, run_probe
 from jobsize.schema import PROBE_NAME_PREFIX, TASK_COLUMNS, read_trace, tasks_path
+from jobsize.workloads import WORKLOADS
 
-MAP = """
-    import sys
-    for line in sys.stdin:
-        for word in line.split():
-            sys.stdout.write(word + "\\t1\\n")
-"""
-REDUCE = """
-    import sys
-    current, total = None, 0
-    for line in sys.stdin:
-        key, value = line.rstrip("\\n").split("\\t", 1)
-        if key != current:
-            if current is not None:
-                sys.stdout.write(f"{current}\\t{total}\\n")
-            current, total = key, 0
-        total += int(value)
-    if current is not None:
-        sys.stdout.write(f"{current}\\t{total}\\n")
-"""
 JOBS = 20
 
 
@@ -56,18 +37,14 @@ def cluster(tmp_path_factory) -> Cluster:
     carry a jobsize.probe.id on probe and job, even ones are joined by name. Then two probes
     whose job never runs: one with an identity, one by name."""
     root = tmp_path_factory.mktemp("cluster")
-    (root / "map.py").write_text(textwrap.dedent(MAP))
-    (root / "reduce.py").write_text(textwrap.dedent(REDUCE))
-    mapper, reducer = f"python3 {root / 'map.py'}", f"python3 {root / 'reduce.py'}"
+    wordcount = WORKLOADS["wordcount_nocombine"]
+    mapper, reducer = wordcount.mapper, wordcount.reducer
     rng = random.Random(3)
-    words = [f"w{i}" for i in range(300)]
     out = Cluster(root)
     with LocalEngine(2) as engine:
         for k in range(JOBS):
-            text = root / f"in{k}.txt"
-            lines = rng.choice([3000, 6000, 12000, 20000])
-            text.write_text("\n".join(" ".join(rng.choice(words) for _ in range(8))
-                                      for _ in range(lines)) + "\n")
+            (text,) = wordcount.generate(root / f"in{k}", rng.choice([50, 100, 200, 350]) << 10,
+                                         k)
             n_maps, n_reduces = rng.choice([2, 3, 4]), rng.choice([1, 2])
             split = -(-text.stat().st_size // n_maps)
             conf = {"jobsize.probe.id": f"probe-{k}"} if k % 2 else {}
@@ -83,7 +60,7 @@ def cluster(tmp_path_factory) -> Cluster:
             out.probe_records[result.job_id] = probe
             out.job_ids.append(result.job_id)
         for conf in ({"jobsize.probe.id": "never-ran"}, {}):
-            spec = ProbeSpec(mapper=mapper, reducer=reducer, inputs=(str(root / "in0.txt"),),
+            spec = ProbeSpec(mapper=mapper, reducer=reducer, inputs=(str(text),),
                              n_maps=2, n_reduces=1, seed=1, job_name="wc0", conf=conf)
             run_probe(spec, engine=engine, history_dir=out.history)
     return out

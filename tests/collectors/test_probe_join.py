@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jhs_fake import DOC_JOB, FakeHistoryServer
+from jhs_fake import DOC_JOB, answering_on
 from jobsize.collectors.jhs import HistoryServer, collect_jhs
 from jobsize.collectors.probe_join import (
     PROBE_COLUMNS,
@@ -183,33 +181,31 @@ def server():
 
 
 @pytest.fixture
-def jhs(server, shared):
-    server.clear()
-    fake = FakeHistoryServer(shared)
+def history(server, shared):
+    """The documented job alone on a loopback JobHistory Server; tests add probes and jobs."""
+    fake = answering_on(server, shared)
     fake.only([DOC_JOB])
-    server.expect_request(re.compile(r"^/ws/v1/history/.*")).respond_with_handler(fake)
-    fake.url = server.url_for("/")
     return fake
 
 
-def _add_probe(jhs, job_id=PROBE_JOB, probe_id="5f0c", submit=1326381600000):
-    jhs.add_job(job_id, name="jobsize probe: wordcount", submit=submit, finish=submit + 4000,
+def _add_probe(history, job_id=PROBE_JOB, probe_id="5f0c", submit=1326381600000):
+    history.add_job(job_id, name="jobsize probe: wordcount", submit=submit, finish=submit + 4000,
                 conf={"jobsize.probe.for": "wordcount", "jobsize.probe.id": probe_id,
                       "jobsize.probe.fraction": "0.05", "jobsize.probe.input.bytes": "4096",
                       "jobsize.probe.n_maps": "20", "jobsize.probe.n_reduces": "1"},
                 counters=TIMING)
 
 
-def _add_production(jhs, job_id=PRODUCTION_JOB, probe_id="5f0c", submit=1326381700000):
-    jhs.add_job(job_id, name="wordcount", submit=submit, finish=submit + 90000,
+def _add_production(history, job_id=PRODUCTION_JOB, probe_id="5f0c", submit=1326381700000):
+    history.add_job(job_id, name="wordcount", submit=submit, finish=submit + 90000,
                 conf={"jobsize.probe.id": probe_id})
 
 
-def test_jhs_probe_counters_join_the_job_it_probed(jhs, tmp_path):
-    _add_probe(jhs)
-    _add_production(jhs)
+def test_jhs_probe_counters_join_the_job_it_probed(history, tmp_path):
+    _add_probe(history)
+    _add_production(history)
     out = tmp_path / "t.parquet"
-    result = collect_jhs(jhs.url, out, options=FAST)
+    result = collect_jhs(history.url, out, options=FAST)
     assert (result.listed, result.collected, result.probes, result.probes_joined) == (3, 2, 1, 1)
     assert result.probes_unjoined == {} and result.failed == {}
     jobs = read_trace(out).set_index("job_id")
@@ -230,17 +226,17 @@ def test_jhs_probe_counters_join_the_job_it_probed(jhs, tmp_path):
                                                                    "5f0c")
 
 
-def test_jhs_a_probe_collected_before_its_job_joins_it_in_a_later_run(jhs, tmp_path):
-    _add_probe(jhs)
-    _add_probe(jhs, "job_1326381300833_9_9", probe_id="lost", submit=1326381650000)
+def test_jhs_a_probe_collected_before_its_job_joins_it_in_a_later_run(history, tmp_path):
+    _add_probe(history)
+    _add_probe(history, "job_1326381300833_9_9", probe_id="lost", submit=1326381650000)
     out = tmp_path / "t.parquet"
-    first = collect_jhs(jhs.url, out, options=FAST)
+    first = collect_jhs(history.url, out, options=FAST)
     assert (first.collected, first.probes, first.probes_joined) == (1, 2, 0)
     assert set(first.probes_unjoined) == {PROBE_JOB, "job_1326381300833_9_9"}
     assert probes_path(out).exists()
 
-    _add_production(jhs)
-    second = collect_jhs(jhs.url, out, options=FAST)
+    _add_production(history)
+    second = collect_jhs(history.url, out, options=FAST)
     # the probes are not fetched again; the stored one joins the new job
     assert (second.listed, second.skipped, second.collected, second.probes) == (4, 3, 1, 0)
     assert second.probes_joined == 1
@@ -248,37 +244,37 @@ def test_jhs_a_probe_collected_before_its_job_joins_it_in_a_later_run(jhs, tmp_p
     assert "no job with jobsize.probe.id=lost" in second.probes_unjoined[
         "job_1326381300833_9_9"]
     assert read_trace(out).set_index("job_id").loc[PRODUCTION_JOB, "probe_input_bytes"] == 4096
-    requests = [r for r in jhs.requests if r.endswith(f"{PROBE_JOB}/counters")]
+    requests = [r for r in history.requests if r.endswith(f"{PROBE_JOB}/counters")]
     assert len(requests) == 1
 
 
-def test_jhs_without_identity_the_probe_joins_by_name_and_order(jhs, tmp_path):
-    jhs.add_job("job_1326381300833_7_7", name="jobsize probe: wordcount", submit=100,
+def test_jhs_without_identity_the_probe_joins_by_name_and_order(history, tmp_path):
+    history.add_job("job_1326381300833_7_7", name="jobsize probe: wordcount", submit=100,
                 finish=200, counters=TIMING)
-    _add_production(jhs, probe_id="")
-    result = collect_jhs(jhs.url, tmp_path / "t.parquet", options=FAST, attempts=False)
+    _add_production(history, probe_id="")
+    result = collect_jhs(history.url, tmp_path / "t.parquet", options=FAST, attempts=False)
     assert (result.probes, result.probes_joined) == (1, 1)
     job = read_trace(tmp_path / "t.parquet").set_index("job_id").loc[PRODUCTION_JOB]
     # no recorded f_p: the probe read 0 bytes (BYTES_READ in the documented counters)
     assert job["probe_map_function_ms"] == 2100 and job["probe_input_bytes"] == 0
 
 
-def test_jhs_collect_job_says_which_jobs_are_probes(jhs):
-    _add_probe(jhs)
-    _add_production(jhs)
-    server = HistoryServer(jhs.url, FAST)
-    probe = server.collect_job(PROBE_JOB, attempts=False)
+def test_jhs_collect_job_says_which_jobs_are_probes(history):
+    _add_probe(history)
+    _add_production(history)
+    client = HistoryServer(history.url, FAST)
+    probe = client.collect_job(PROBE_JOB, attempts=False)
     assert probe.probe is not None and probe.probe.probe_for == "wordcount"
-    job = server.collect_job(PRODUCTION_JOB, attempts=False)
+    job = client.collect_job(PRODUCTION_JOB, attempts=False)
     assert job.probe is None and job.identity == "5f0c"
 
 
-def test_cli_collect_jhs_reports_the_probes(jhs, tmp_path, capsys):
-    _add_probe(jhs)
-    _add_probe(jhs, "job_1326381300833_9_9", probe_id="lost", submit=1326381650000)
-    _add_production(jhs)
+def test_cli_collect_jhs_reports_the_probes(history, tmp_path, capsys):
+    _add_probe(history)
+    _add_probe(history, "job_1326381300833_9_9", probe_id="lost", submit=1326381650000)
+    _add_production(history)
     out = tmp_path / "t.parquet"
-    assert main(["collect", "jhs", jhs.url, "-o", str(out), "--retries", "1"]) == 0
+    assert main(["collect", "jhs", history.url, "-o", str(out), "--retries", "1"]) == 0
     captured = capsys.readouterr()
     assert "2 jobs collected" in captured.out
     assert "2 probe jobs collected, 1 joined to their jobs, 1 not joined" in captured.out
