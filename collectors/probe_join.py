@@ -30,6 +30,7 @@ submit-to-finish time.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections import defaultdict
@@ -234,7 +235,7 @@ def join_probes(jobs: pd.DataFrame, probes: Sequence[Probe],
             _fill(jobs, i, probe)
             report.by_id += how == "id"
             report.by_name += how == "name"
-            probe = Probe(**{**probe.__dict__, "joined_job_id": str(jobs.at[i, "job_id"])})
+            probe = dataclasses.replace(probe, joined_job_id=str(jobs.at[i, "job_id"]))
         else:
             report.unjoined[probe.job_id] = _why(probe, identities)
         updated[probe.job_id] = probe

@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import numpy as np
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -64,11 +65,16 @@ class Metrics:
 
 
 def _json(value: Any) -> Any:
-    """A prediction as JSON: non-finite numbers (unbounded interval ends) become null."""
+    """A prediction as JSON: non-finite numbers (unbounded interval ends) become null, numpy
+    scalars and nested dataclasses plain values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
     if isinstance(value, dict):
-        return {k: _json(v) for k, v in value.items()}
+        return {str(k): _json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -76,9 +82,7 @@ def _json(value: Any) -> Any:
 
 def prediction_dict(prediction: Any) -> dict[str, Any]:
     """Every field the predictor's prediction has, whatever they are."""
-    if hasattr(prediction, "to_dict"):
-        return _json(prediction.to_dict())
-    return _json(dataclasses.asdict(prediction))
+    return _json(prediction.to_dict() if hasattr(prediction, "to_dict") else prediction)
 
 
 def _error(reason: str, status: int) -> JSONResponse:

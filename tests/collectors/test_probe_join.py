@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -112,7 +114,7 @@ def test_without_a_recorded_fraction_f_p_is_the_sample_over_the_jobs_input():
 
 def test_probes_already_joined_stay_as_they_are():
     probe = _probe("p1", "wc", 90)
-    done = Probe(**{**probe.__dict__, "joined_job_id": "j0"})
+    done = dataclasses.replace(probe, joined_job_id="j0")
     frame, out = _joined([_job("j1", "wc", 100)], [done])
     assert pd.isna(frame.loc["j1", "probe_input_bytes"])
     assert out.report.unjoined == {} and out.probes == [done]
