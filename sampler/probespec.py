@@ -348,11 +348,11 @@ def probe_properties(spec: ProbeSpec, *, fraction: float | None = None,
     """
     probe_id = probe_id or spec.conf.get(PROBE_ID_KEY)
     return {"mapreduce.job.name": f"{PROBE_NAME_PREFIX}{spec.job_name}",
-             PROBE_FOR_KEY: spec.job_name,
-             **({PROBE_ID_KEY: probe_id} if probe_id else {}),
-             **({PROBE_FRACTION_KEY: repr(float(fraction))} if fraction is not None else {}),
-             **({PROBE_INPUT_BYTES_KEY: str(input_bytes)} if input_bytes is not None else {}),
-             PROBE_MAPS_KEY: str(spec.n_maps), PROBE_REDUCES_KEY: str(spec.n_reduces)}
+            PROBE_FOR_KEY: spec.job_name,
+            **({PROBE_ID_KEY: probe_id} if probe_id else {}),
+            **({PROBE_FRACTION_KEY: repr(float(fraction))} if fraction is not None else {}),
+            **({PROBE_INPUT_BYTES_KEY: str(input_bytes)} if input_bytes is not None else {}),
+            PROBE_MAPS_KEY: str(spec.n_maps), PROBE_REDUCES_KEY: str(spec.n_reduces)}
 
 
 # ---------------------------------------------------------------------------------------------
