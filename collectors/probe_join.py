@@ -25,7 +25,8 @@ streaming counters (group ``jobsize``: ``MAP_FUNCTION_MILLIS``, ``REDUCE_FUNCTIO
 null when the probe ran without the wrapper), MO, MOR, RIR and RO are Hadoop's; a map-only
 probe reports zeros for the reduce side. f_p is ``jobsize.probe.fraction``, or where a probe does
 not carry it, the sample's bytes over the job's input bytes; the wall time is the probe job's
-submit-to-finish time.
+submit-to-finish time. The split probe's shape columns (per-task fixed costs, growth exponents)
+stay null: they need two probe tasks of each kind, which a probe on a cluster does not run.
 """
 
 from __future__ import annotations
@@ -139,10 +140,13 @@ def _fraction(conf: Mapping[str, str], source: object) -> float | None:
 def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
                   input_bytes: int | None = None, n_reduces: int | None = None
                   ) -> dict[str, Any]:
-    """The ``probe_*`` columns from the probe job's own record.
+    """The ``probe_*`` columns from the probe job's own record, as the local probe reports
+    them from its counters.
 
     ``input_bytes`` is the sample's size (None: the bytes the probe read); ``n_reduces`` the
-    probed job's N_r (None: the probe's own reduce count), 0 making the reduce side zeros.
+    probed job's N_r (None: the probe's own reduce count), 0 making the reduce side zeros. The
+    split probe's shape columns stay null: they need two probe tasks of each kind, and a probe
+    on a cluster runs one map per sample file and one reduce.
     """
     if n_reduces is None:
         n_reduces = record.get("n_reduces")
@@ -150,22 +154,32 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
     submitted, finished = record.get("submit_time_ms"), record.get("finish_time_ms")
     wall = (None if submitted is None or finished is None
             else float(max(0, finished - submitted)))
+    combined = record.get("combine_input_records") or 0
+    cfe = record.get("combine_function_ms")
 
     def reduce_side(column: str, zero: Any) -> Any:
         return zero if map_only else record.get(column)
 
-    return {
+    columns = dict.fromkeys(PROBE_COLUMNS)
+    columns.update({
         "probe_fraction": fraction,
         "probe_input_bytes": input_bytes if input_bytes is not None
         else record.get("map_input_bytes"),
         "probe_map_function_ms": record.get("map_function_ms"),
         "probe_reduce_function_ms": reduce_side("reduce_function_ms", 0.0),
-        "probe_map_output_bytes": record.get("map_output_bytes"),
+        "probe_map_output_bytes": (record.get("map_output_bytes") or 0) if map_only
+        else record.get("map_output_bytes"),
         "probe_map_output_records": record.get("map_output_records"),
         "probe_reduce_input_records": reduce_side("reduce_input_records", 0),
-        "probe_reduce_output_bytes": record.get("reduce_output_bytes"),
+        "probe_reduce_output_bytes": record.get("reduce_output_bytes") or 0,
         "probe_wall_ms": wall,
-    }
+        "probe_map_tasks": record.get("n_maps"),
+        "probe_reduce_tasks": record.get("n_reduces"),
+        "probe_combine_function_ms": cfe if cfe is not None else (0.0 if not combined else None),
+        "probe_combine_input_records": combined,
+        "probe_reduce_input_groups": reduce_side("reduce_input_groups", 0),
+    })
+    return columns
 
 
 # ---------------------------------------------------------------------------------------------

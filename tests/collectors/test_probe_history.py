@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from jobsize.collectors.jhist import collect_jhist
 from jobsize.collectors.probe_join import PROBE_COLUMNS, read_probes
-from jobsize.sampler.probespec import ProbeSpec
+from jobsize.sampler.probespec import PROBE_SHAPE, ProbeSpec
 
 from jobsize.cli import main
 from jobsize.engine import JobSpec, LocalEngine, run_probe
@@ -76,6 +76,8 @@ def test_each_job_gets_exactly_the_probe_record_its_probe_produced(cluster):
         for column in PROBE_COLUMNS:
             if column == "probe_wall_ms":  # the job's history times, not the sampler's clock
                 assert 0 < joined[column] <= probe[column] + 5
+            elif column in PROBE_SHAPE:  # per-task shapes are not read back from history
+                assert pd.isna(joined[column])
             else:
                 assert joined[column] == probe[column], (job_id, column)
     report = found.report
@@ -109,7 +111,8 @@ def test_collect_fit_predict_on_local_history_with_probes(cluster, tmp_path, cap
             f"{JOBS // 2} by name and submit order), 2 not joined") in out.out
     assert out.err.count("not joined:") == 2
     records = read_trace(trace)
-    assert records[list(PROBE_COLUMNS)].notna().all().all()
+    measured = [c for c in PROBE_COLUMNS if c not in PROBE_SHAPE]
+    assert records[measured].notna().all().all()
     assert len(read_probes(trace)) == JOBS + 2
     assert set(read_trace(tasks_path(trace), columns=TASK_COLUMNS)["job_id"]) == set(
         cluster.job_ids)
@@ -122,7 +125,7 @@ def test_collect_fit_predict_on_local_history_with_probes(cluster, tmp_path, cap
     job = {"conf": {"mapreduce.job.maps": int(row["n_maps"]),
                     "mapreduce.job.reduces": int(row["n_reduces"]),
                     "map_input_bytes": int(row["map_input_bytes"]), "uberized": False},
-           "probe": {c: float(row[c]) for c in PROBE_COLUMNS}}
+           "probe": {c: float(row[c]) for c in measured}}
     (tmp_path / "job.json").write_text(json.dumps(job))
     assert main(["predict", "--model", str(model), "--job", str(tmp_path / "job.json")]) == 0
     prediction = json.loads(capsys.readouterr().out)

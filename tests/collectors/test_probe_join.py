@@ -124,7 +124,8 @@ def test_probes_already_joined_stay_as_they_are():
 
 def _record(**extra):
     return {"job_id": "job_1_1", "job_name": "x", "submit_time_ms": 1000,
-            "finish_time_ms": 4500, "state": "SUCCEEDED", "n_reduces": 1,
+            "finish_time_ms": 4500, "state": "SUCCEEDED", "n_maps": 1, "n_reduces": 1,
+            "reduce_input_groups": 2,
             "map_input_bytes": 77, "map_output_bytes": 10, "map_output_records": 2,
             "reduce_input_records": 2, "reduce_output_bytes": 3, "map_function_ms": 11.0,
             "reduce_function_ms": 12.0, **extra}
@@ -140,7 +141,17 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_fraction": 0.125, "probe_input_bytes": 64, "probe_map_function_ms": 11.0,
         "probe_reduce_function_ms": 12.0, "probe_map_output_bytes": 10,
         "probe_map_output_records": 2, "probe_reduce_input_records": 2,
-        "probe_reduce_output_bytes": 3, "probe_wall_ms": 3500.0}
+        "probe_reduce_output_bytes": 3, "probe_wall_ms": 3500.0,
+        "probe_map_tasks": 1, "probe_reduce_tasks": 1, "probe_reduce_input_groups": 2,
+        "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
+        # one map and one reduce: no shape to tell
+        "probe_map_split": None, "probe_reduce_split": None,
+        "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
+        "probe_map_output_exponent": None, "probe_reduce_input_exponent": None,
+        "probe_key_exponent": None}
+    combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
+    assert combined.columns["probe_combine_function_ms"] == 4.0
+    assert combined.columns["probe_combine_input_records"] == 50
 
 
 def test_a_probe_is_recognised_by_its_name_alone():
@@ -152,6 +163,7 @@ def test_a_probe_is_recognised_by_its_name_alone():
     # a map-only probe reports zeros for the reduce side
     assert probe.columns["probe_reduce_function_ms"] == 0.0
     assert probe.columns["probe_reduce_input_records"] == 0
+    assert probe.columns["probe_reduce_input_groups"] == 0
 
 
 def test_other_jobs_are_not_probes():
