@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 import threading
 from pathlib import Path
@@ -12,6 +13,7 @@ import uvicorn
 
 import jobsize
 from jobsize.bundled import reference_trace
+from jobsize.errors import JobsizeError
 from jobsize.service.app import create_app, prediction_dict
 from jobsize.service.model_state import ModelState
 from jobsize.service.requests import Limits
@@ -34,6 +36,20 @@ def as_jobs(frame: pd.DataFrame) -> list[dict]:
             job[key] = value.item() if hasattr(value, "item") else value
         jobs.append(job)
     return jobs
+
+
+def usable(model, jobs: list[dict]) -> list[dict]:
+    """The jobs ``model`` can both predict and learn from (a copy learns them, in order)."""
+    learner = copy.deepcopy(model)
+    out = []
+    for job in jobs:
+        try:
+            jobsize.predict(learner, job)
+            learner.observe(job)
+        except JobsizeError:
+            continue
+        out.append(job)
+    return out
 
 
 def fit_model(path: Path, frame: pd.DataFrame) -> Path:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from service_helpers import as_jobs, expected, fit_model, reference, same
+from service_helpers import as_jobs, expected, fit_model, reference, same, usable
 
 import jobsize
 from jobsize.service.journal import read_journal
@@ -59,7 +59,7 @@ def _observe_until_killed(url: str, jobs: list[dict], acked: list[str]) -> None:
 def test_sigkill_loses_no_acknowledged_observation(tmp_path, trace):
     model = fit_model(tmp_path / "m.json", trace.iloc[:200])
     journal = tmp_path / "observed.journal"
-    finished = as_jobs(trace.iloc[200:])
+    finished = usable(jobsize.SizePredictor.load(model), as_jobs(trace.iloc[200:]))
     acked: list[str] = []
     with _serving(model, journal, tmp_path / "log") as (proc, url):
         clients = [threading.Thread(target=_observe_until_killed,
@@ -86,7 +86,7 @@ def test_sigkill_loses_no_acknowledged_observation(tmp_path, trace):
         rebuilt = jobsize.SizePredictor.load(model)
         for entry in entries:
             rebuilt.observe(entry.job)
-        for job in as_jobs(trace.iloc[:10]):
+        for job in finished[-10:]:
             answer = requests.post(url + "/predict", data=json.dumps(job), timeout=10).json()
             assert same(answer, expected(rebuilt, job))
 
@@ -104,7 +104,7 @@ def test_sigkill_loses_no_acknowledged_observation(tmp_path, trace):
         refitted = jobsize.SizePredictor.load(model)
         for entry in read_journal(journal)[0]:
             refitted.observe(entry.job)
-        job = as_jobs(trace.iloc[[3]])[0]
+        job = finished[-1]
         answer = requests.post(url + "/predict", data=json.dumps(job), timeout=10).json()
         assert same(answer, expected(refitted, job))
         assert not same(answer, expected(rebuilt, job))
