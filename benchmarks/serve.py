@@ -1,7 +1,8 @@
 """Predictions per second and latency of ``jobsize serve`` over loopback, beside ``jobsize.predict``
 called in-process in the same run, with jobs observed under the same load.
 
-The model is fitted on the bundled reference trace; requests cycle through its jobs. The service
+The model is fitted on the bundled reference trace; requests cycle through its jobs (those the
+model can predict and learn from). The service
 runs as ``jobsize serve`` in its own process; the load comes from another process: C keep-alive
 connections (asyncio, raw HTTP/1.1), each sending its next ``POST /predict`` as soon as the last
 is answered, for a fixed time after a warm-up. One more connection observes finished jobs at a
@@ -9,13 +10,14 @@ steady rate meanwhile; after the run every acknowledged observation must be in t
 in the model (``GET /health``). Goal: ≥ 2,000 predictions/s with p99 ≤ 10 ms, no observation
 lost.
 
-    python benchmarks/serve.py [--connections C] [--seconds S] [--observe-rate R]
+    python benchmarks/serve.py [--connections C] [--seconds S] [--observe-rate R] [--form F]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
 import multiprocessing
 import os
@@ -44,6 +46,19 @@ def _jobs(trace) -> list[dict]:
         jobs.append({k: (v.item() if hasattr(v, "item") else v) for k, v in record.items()
                      if not pd.isna(v)})
     return jobs
+
+
+def _usable(model: jobsize.SizePredictor, jobs: list[dict]) -> list[dict]:
+    """The jobs the model predicts and learns from (a copy learns them, in order)."""
+    learner, out = copy.deepcopy(model), []
+    for job in jobs:
+        try:
+            jobsize.predict(learner, job)
+            learner.observe(job)
+        except jobsize.JobsizeError:
+            continue
+        out.append(job)
+    return out
 
 
 def _direct(model: jobsize.SizePredictor, jobs: list[dict], seconds: float
@@ -154,14 +169,17 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--observe-rate", type=float, default=20.0,
                         help="observations per second during the run")
+    parser.add_argument("--form", default=None,
+                        help="the size model's form (default: the predictor's default)")
     args = parser.parse_args()
 
     trace = jobsize.read_trace(reference_trace())
     jobs = _jobs(trace)
     with tempfile.TemporaryDirectory() as tmp:
         model_path = Path(tmp) / "m.json"
-        model = jobsize.SizePredictor().fit(trace)
+        model = jobsize.SizePredictor(**({"form": args.form} if args.form else {})).fit(trace)
         model.save(model_path)
+        jobs = _usable(model, jobs)
         direct_rate, direct_ns = _direct(model, jobs, min(args.seconds, 5.0))
 
         journal = Path(tmp) / "journal"
@@ -196,7 +214,8 @@ def main() -> None:
     d50, d99 = _percentiles(direct_ns)
     acked = result["acked"]
     lost = len(set(acked) - set(journaled))
-    print(f"# {os.cpu_count()} cores; load average {load_before[0]:.2f} before, "
+    print(f"# model form {model.form}, {len(jobs)} jobs of the reference trace; "
+          f"{os.cpu_count()} cores; load average {load_before[0]:.2f} before, "
           f"{load_after[0]:.2f} after (1 min); {args.connections} keep-alive connections, "
           f"{args.seconds:g} s after {args.warmup:g} s warm-up; {result['errors']} non-200 "
           "answers")
