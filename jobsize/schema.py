@@ -171,6 +171,9 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "for unique keys, 0 for a fixed key set (centroids, top-k)"),
     _c("probe_reduce_input_groups", "Int64", "records", "reduce input groups (distinct keys) "
        "of the probe"),
+    _c("probe_map_cpu_ms", "Float64", "ms", "CPU time of the probe's map tasks (stands in "
+       "for MFE where no timing wrapper reported it)"),
+    _c("probe_reduce_cpu_ms", "Float64", "ms", "CPU time of the probe's reduce tasks"),
     _c("probe_combine_function_ms", "Float64", "ms", "CFE of the probe"),
     _c("probe_combine_input_records", "Int64", "records", "CIR of the probe"),
 )

@@ -97,7 +97,9 @@ def terms(phase: str, form: str = "paper") -> tuple[str, ...]:
 
 def input_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:
     """Record columns a prediction with this model needs (the target excluded); further
-    columns are used where known (:func:`optional_columns`)."""
+    columns are used where known (:func:`optional_columns`). The per-task form takes function
+    times (MFE, RFE) from the timing wrapper where it reported them and from the tasks' CPU
+    time otherwise — a cluster without the wrapper records only the latter."""
     check_phase(phase)
     check_features(features)
     check_form(form)
@@ -106,9 +108,8 @@ def input_columns(phase: str, features: str, form: str = "paper") -> tuple[str, 
     shape = ("n_maps", "n_reduces", "map_input_bytes")
     if features == "probe":
         return (*shape, *scaling.PROBE_REQUIRED[phase])
-    own = {"SE_m": ("map_function_ms", "map_output_records"),
-           "SE_r": ("reduce_function_ms", "reduce_output_bytes", "reduce_input_records",
-                    "map_output_bytes")}
+    own = {"SE_m": ("map_output_records",),
+           "SE_r": ("reduce_output_bytes", "reduce_input_records", "map_output_bytes")}
     return (*shape, *own[phase])
 
 
@@ -118,7 +119,8 @@ def optional_columns(features: str, form: str) -> tuple[str, ...]:
         return ()
     if features == "probe":
         return scaling.PROBE_OPTIONAL
-    return (*scaling.ACTUAL_OPTIONAL, "map_output_bytes", "reduce_output_bytes")
+    return (*scaling.ACTUAL_OPTIONAL, "map_function_ms", "reduce_function_ms",
+            "map_output_bytes", "reduce_output_bytes")
 
 
 def training_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:

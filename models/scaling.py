@@ -45,16 +45,16 @@ ACTUAL_COLUMNS: dict[str, str] = {
 
 #: Probe columns that must be known to scale a probe (eq 8), by phase.
 PROBE_REQUIRED: dict[str, tuple[str, ...]] = {
-    "SE_m": ("probe_fraction", "probe_map_function_ms", "probe_map_output_bytes",
-             "probe_map_output_records"),
+    "SE_m": ("probe_fraction", "probe_map_output_bytes", "probe_map_output_records"),
     "SE_r": ("probe_fraction", "probe_map_output_bytes", "probe_map_output_records",
-             "probe_reduce_function_ms", "probe_reduce_output_bytes",
-             "probe_reduce_input_records"),
+             "probe_reduce_output_bytes", "probe_reduce_input_records"),
 }
 
 #: Probe columns used when known; the split probe's shape and the combiner's counters.
 PROBE_OPTIONAL: tuple[str, ...] = (
-    "probe_input_bytes", "probe_map_tasks", "probe_reduce_tasks", "probe_map_split",
+    "probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_ms",
+    "probe_reduce_cpu_ms", "probe_input_bytes", "probe_map_tasks", "probe_reduce_tasks",
+    "probe_map_split",
     "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
@@ -63,7 +63,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
 #: Job columns used when known with ``features="actual"`` (a cluster without the timing wrapper
 #: has no combiner time; a job without a combiner has CIR = 0).
 ACTUAL_OPTIONAL: tuple[str, ...] = ("combine_input_records", "combine_function_ms",
-                                    "reduce_shuffle_bytes")
+                                    "reduce_shuffle_bytes", "map_cpu_ms", "reduce_cpu_ms")
 
 Arrays = Mapping[str, np.ndarray]
 
@@ -75,8 +75,9 @@ def actual(cols: Arrays) -> dict[str, np.ndarray]:
     q = {name: np.asarray(cols[col], dtype=float) if col in cols else np.full(n, np.nan)
          for name, col in ACTUAL_COLUMNS.items()}
     map_only = q["N_r"] == 0
-    q["MFE"] = q["MFE"] * _MS
-    q["RFE"] = np.where(map_only, 0.0, q["RFE"] * _MS)
+    q["MFE"] = function_time(q["MFE"], _column(cols, "map_cpu_ms", n))
+    q["RFE"] = np.where(map_only, 0.0,
+                        function_time(q["RFE"], _column(cols, "reduce_cpu_ms", n)))
     q["MO"] = np.where(map_only & ~np.isfinite(q["MO"]), q["RO"], q["MO"])
     q["CIR"] = _known(q["CIR"], n, 0.0)
     q["CFE"] = np.where(q["CIR"] == 0, 0.0, _known(q["CFE"], n, 0.0) * _MS)
@@ -97,7 +98,8 @@ def probe(cols: Arrays, form: str) -> dict[str, np.ndarray]:
     def col(name: str, default: float = np.nan) -> np.ndarray:
         return _known(np.asarray(cols[name], dtype=float) if name in cols else None, n, default)
 
-    mfe, rfe = col("probe_map_function_ms") * _MS, col("probe_reduce_function_ms") * _MS
+    mfe = function_time(col("probe_map_function_ms"), col("probe_map_cpu_ms"))
+    rfe = function_time(col("probe_reduce_function_ms"), col("probe_reduce_cpu_ms"))
     mo, mor = col("probe_map_output_bytes"), col("probe_map_output_records")
     rir, ro = col("probe_reduce_input_records"), col("probe_reduce_output_bytes")
     cir = col("probe_combine_input_records", 0.0)
@@ -159,6 +161,27 @@ def map_scale(beta: np.ndarray, w: np.ndarray, k_m: np.ndarray, n_m: np.ndarray,
         scale = n_m * (per_map / sample) ** beta / split
     usable = (k_m == 2) & np.isfinite(scale) & (sample > 0)
     return np.where(usable, scale, 1.0 / f)
+
+
+def function_time(measured_ms: np.ndarray, cpu_ms: np.ndarray) -> np.ndarray:
+    """A function time in seconds: as the timing wrapper measured it, else — on a cluster
+    without the wrapper — the tasks' CPU time, which Hadoop always records."""
+    return np.where(np.isfinite(measured_ms), measured_ms, cpu_ms) * _MS
+
+
+def used_cpu_for_function_time(cols: Arrays, features: str) -> int:
+    """How many jobs' function times come from CPU time (no timing wrapper)."""
+    names = (("probe_map_function_ms", "probe_map_cpu_ms") if features == "probe"
+             else ("map_function_ms", "map_cpu_ms"))
+    measured = np.asarray(cols.get(names[0], []), dtype=float)
+    cpu = np.asarray(cols.get(names[1], []), dtype=float)
+    if not len(measured) or len(cpu) != len(measured):
+        return 0
+    return int((~np.isfinite(measured) & np.isfinite(cpu)).sum())
+
+
+def _column(cols: Arrays, name: str, n: int) -> np.ndarray:
+    return np.asarray(cols[name], dtype=float) if name in cols else np.full(n, np.nan)
 
 
 def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:

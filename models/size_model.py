@@ -59,6 +59,7 @@ from jobsize.models.resources import (
     min_e,
     uber_size,
 )
+from jobsize.models.scaling import used_cpu_for_function_time
 from jobsize.models.uber import UberModel, task_times
 from jobsize.models.variance import check_method
 
@@ -231,6 +232,11 @@ class SizeModel:
         }
         if se_r is None:
             training["note"] = "no eq 7 (SE_r) model: too few jobs with reduces"
+        if form == "tasks":
+            cpu = used_cpu_for_function_time({k: v[m_rows] for k, v in tr.cols.items()},
+                                             features)
+            if cpu:
+                training["function_time_from_cpu"] = cpu
         model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                     uber=_uber_history(tr, y_m, y_r), training=training, form=form,
                     clock=clock, guards=guards)

@@ -339,6 +339,10 @@ def probe_record(
     record["probe_combine_function_ms"] = float(cfe) if cfe is not None else (
         0.0 if cir == 0 else None)
     record["probe_combine_input_records"] = cir
+    for kind, column in (("MAP", "probe_map_cpu_ms"), ("REDUCE", "probe_reduce_cpu_ms")):
+        cpu = [_counter(c, _TASK_GROUP, "CPU_MILLISECONDS") for k, c in tasks if k == kind]
+        record[column] = (float(sum(cpu)) if cpu and None not in cpu else
+                          (0.0 if kind == "REDUCE" and map_only else None))
     record["probe_reduce_input_groups"] = (0 if map_only else
                                            get(_TASK_GROUP, "REDUCE_INPUT_GROUPS"))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"

@@ -203,9 +203,13 @@ def model_summary(model: SizeModel) -> str:
     intervals = (f"intervals and quantiles calibrated on {cal['jobs']} out-of-sample errors "
                  f"({cal['by']})" if cal else "GLS prediction intervals (not calibrated)")
     apps = sum(len(v) for v in model.recurring.sums.values())
+    cpu = model.training.get("function_time_from_cpu")
+    fallback = (f" {cpu} jobs had no function times (no timing wrapper): their MFE/RFE are "
+                "the tasks' CPU time." if cpu else "")
     return (f"Model: {forms[model.form]}, {model.features} features, {model.clock}-clock "
             f"task times; {intervals}; per-application corrections for {apps} "
-            f"application phase{'s' * (apps != 1)} (shrinkage k = {model.recurring.k:.3g}).")
+            f"application phase{'s' * (apps != 1)} (shrinkage k = {model.recurring.k:.3g})."
+            f"{fallback}")
 
 
 def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Table:

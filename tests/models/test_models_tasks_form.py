@@ -115,7 +115,8 @@ def test_reduce_output_follows_the_distinct_keys():
 
 
 def test_without_split_columns_the_tasks_form_scales_like_eq8():
-    bare = {k: v for k, v in _probe().items() if k not in scaling.PROBE_OPTIONAL}
+    bare = {k: v for k, v in _probe().items()
+            if k not in scaling.PROBE_OPTIONAL or k.endswith("function_ms")}
     tasks, paper = scaling.probe(bare, "tasks"), scaling.probe(bare, "paper")
     for name in ("MFE", "RFE", "MO", "MOR", "RIR"):
         assert tasks[name][0] == pytest.approx(paper[name][0]), name
@@ -139,3 +140,24 @@ def test_a_combiner_enters_as_its_records_and_its_time():
     names = terms("SE_m", "tasks")
     assert row[names.index("CIR")] == pytest.approx(20_000 * 40)
     assert row[names.index("CFE")] == pytest.approx(0.4 * 40)
+
+
+def test_without_a_timing_wrapper_function_times_come_from_cpu_time():
+    """A cluster without the timing wrapper records no MFE/RFE; the tasks' CPU time stands in
+    and fit says so."""
+    import pandas as pd
+    from jobsize.models.size_model import SizeModel
+    from jobsize.models.synthetic import linear_trace
+
+    trace = linear_trace(300, seed=9)
+    cluster = trace.copy()
+    for phase in ("map", "reduce"):
+        cluster[f"{phase}_cpu_ms"] = (cluster[f"{phase}_function_ms"] * 1.1).round()
+        cluster[f"{phase}_function_ms"] = pd.NA
+    with pytest.raises(Exception, match="map_function_ms"):
+        SizeModel.fit(cluster, "actual", form="paper")  # the paper's eq 6 needs MFE
+    model = SizeModel.fit(cluster, "actual", form="tasks")
+    assert model.training["function_time_from_cpu"] == model.training["SE_m_jobs"] > 250
+    from jobsize.models.evaluation import Scores, in_sample_pairs
+
+    assert Scores.of(in_sample_pairs(model, cluster)).r2["S"] > 0.9
