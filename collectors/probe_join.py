@@ -22,7 +22,9 @@ Only probes that succeeded are joined, and a job that already has probe columns 
 
 The probe's columns come from its counters as for any job: MFE and RFE are the timing wrapper's
 streaming counters (group ``jobsize``: ``MAP_FUNCTION_MILLIS``, ``REDUCE_FUNCTION_MILLIS``;
-null when the probe ran without the wrapper), MO, MOR, RIR and RO are Hadoop's; a map-only
+null when the probe ran without the wrapper), the probe's CPU time per side is Hadoop's
+``CPU_MILLISECONDS`` (what a cluster without the wrapper still records), MO, MOR, RIR and RO
+are Hadoop's; a map-only
 probe reports zeros for the reduce side. f_p is ``jobsize.probe.fraction``, or where a probe does
 not carry it, the sample's bytes over the job's input bytes; the wall time is the probe job's
 submit-to-finish time. The split probe's shape columns (per-task fixed costs, growth exponents)
@@ -173,6 +175,8 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_input_records": reduce_side("reduce_input_records", 0),
         "probe_reduce_output_bytes": record.get("reduce_output_bytes") or 0,
         "probe_wall_ms": wall,
+        "probe_map_cpu_ms": _float(record.get("map_cpu_ms")),
+        "probe_reduce_cpu_ms": 0.0 if map_only else _float(record.get("reduce_cpu_ms")),
         "probe_map_tasks": record.get("n_maps"),
         "probe_reduce_tasks": record.get("n_reduces"),
         "probe_combine_function_ms": cfe if cfe is not None else (0.0 if not combined else None),
@@ -313,6 +317,10 @@ def _why(probe: Probe, identities: Mapping[str, str | None]) -> str:
         return (f"no job with {PROBE_ID_KEY}={probe.probe_id}, and no job named "
                 f"{probe.probe_for!r} submitted after it without a probe")
     return f"no job named {probe.probe_for!r} submitted after it without a probe"
+
+
+def _float(value: object) -> float | None:
+    return None if value is None or value is pd.NA else float(value)  # type: ignore[arg-type]
 
 
 def _text(value: object) -> str | None:

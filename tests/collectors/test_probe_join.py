@@ -125,7 +125,7 @@ def test_probes_already_joined_stay_as_they_are():
 def _record(**extra):
     return {"job_id": "job_1_1", "job_name": "x", "submit_time_ms": 1000,
             "finish_time_ms": 4500, "state": "SUCCEEDED", "n_maps": 1, "n_reduces": 1,
-            "reduce_input_groups": 2,
+            "reduce_input_groups": 2, "map_cpu_ms": 900, "reduce_cpu_ms": 300,
             "map_input_bytes": 77, "map_output_bytes": 10, "map_output_records": 2,
             "reduce_input_records": 2, "reduce_output_bytes": 3, "map_function_ms": 11.0,
             "reduce_function_ms": 12.0, **extra}
@@ -144,6 +144,7 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_reduce_output_bytes": 3, "probe_wall_ms": 3500.0,
         "probe_map_tasks": 1, "probe_reduce_tasks": 1, "probe_reduce_input_groups": 2,
         "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
+        "probe_map_cpu_ms": 900.0, "probe_reduce_cpu_ms": 300.0,
         # one map and one reduce: no shape to tell
         "probe_map_split": None, "probe_reduce_split": None,
         "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
@@ -164,6 +165,7 @@ def test_a_probe_is_recognised_by_its_name_alone():
     assert probe.columns["probe_reduce_function_ms"] == 0.0
     assert probe.columns["probe_reduce_input_records"] == 0
     assert probe.columns["probe_reduce_input_groups"] == 0
+    assert probe.columns["probe_reduce_cpu_ms"] == 0.0
 
 
 def test_other_jobs_are_not_probes():
@@ -182,7 +184,8 @@ def test_a_bad_fraction_names_the_property(value):
 PROBE_JOB = "job_1326381300833_7_7"
 PRODUCTION_JOB = "job_1326381300833_8_8"
 TIMING = {"jobsize": {"MAP_FUNCTION_MILLIS": (2100, 2100, 0),
-                      "REDUCE_FUNCTION_MILLIS": (900, 0, 900)}}
+                      "REDUCE_FUNCTION_MILLIS": (900, 0, 900)},
+          "org.apache.hadoop.mapreduce.TaskCounter": {"CPU_MILLISECONDS": (1830, 1200, 630)}}
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +235,7 @@ def test_jhs_probe_counters_join_the_job_it_probed(history, tmp_path):
     assert job["probe_reduce_output_bytes"] == 0
     assert (job["probe_fraction"], job["probe_input_bytes"]) == (0.05, 4096)
     assert job["probe_wall_ms"] == 4000
+    assert (job["probe_map_cpu_ms"], job["probe_reduce_cpu_ms"]) == (1200, 630)
     assert jobs.loc[DOC_JOB, list(PROBE_COLUMNS)].isna().all()
     tasks = read_trace(tasks_path(out), columns=TASK_COLUMNS)
     assert not tasks["job_id"].str.contains("_7_7").any()
