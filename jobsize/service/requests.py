@@ -82,12 +82,17 @@ def _check_shape(value: Any, limits: Limits, depth: int, path: str) -> None:
         if len(value) > limits.keys:
             raise BadRequest(f"{path}: more than {limits.keys} keys")
         for key, item in value.items():
-            _check_shape(item, limits, depth + 1, f"{path}.{key[:40]}")
+            _check_shape(item, limits, depth + 1, f"{path}.{_printable(key)}")
     elif isinstance(value, list):
         if len(value) > limits.batch:
             raise BadRequest(f"{path}: more than {limits.batch} items")
         for i, item in enumerate(value):
             _check_shape(item, limits, depth + 1, f"{path}[{i}]")
+
+
+def _printable(key: str) -> str:
+    """A key as it may appear in a one-line reason: escaped, at most 40 characters."""
+    return json.dumps(key)[1:-1][:40]
 
 
 def job_object(doc: Any, where: str = "$") -> dict[str, Any]:

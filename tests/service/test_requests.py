@@ -38,6 +38,7 @@ def _numbers(value):
 @example(b"[" * 5000 + b"]" * 5000)
 @example(b'{"a": 1e999}')
 @example(b"-" + b"9" * 30)
+@example(b'{"\\n": [' + b"null," * 10 + b"null]}")  # a key with a line break in the reason
 @settings(max_examples=500, deadline=None)
 def test_bodies_parse_within_the_limits_or_are_refused_in_one_line(body):
     try:
