@@ -42,6 +42,18 @@ MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
+#: A probing job carries its production job's identity in its configuration, so that a
+#: cluster's history can be joined back: the job name ``jobsize probe: <job name>`` and these
+#: properties. ``jobsize.probe.id`` is set on the probe *and* on the production job
+#: (``-D jobsize.probe.id=...``); the others only on the probe.
+PROBE_NAME_PREFIX = "jobsize probe: "
+PROBE_ID_KEY = "jobsize.probe.id"
+PROBE_FOR_KEY = "jobsize.probe.for"  # the production job's name
+PROBE_FRACTION_KEY = "jobsize.probe.fraction"  # f_p of the sample
+PROBE_INPUT_BYTES_KEY = "jobsize.probe.input.bytes"  # bytes in the sample
+PROBE_MAPS_KEY = "jobsize.probe.n_maps"  # the production job's N_m
+PROBE_REDUCES_KEY = "jobsize.probe.n_reduces"  # and N_r
+
 
 @dataclass(frozen=True)
 class Column:

@@ -112,9 +112,11 @@ def run_probe(
     MOR, RIR, RO and the probe's wall time (sampling included). A map-only job (no reducer)
     runs no reduce and reports zeros for it. ``history_dir`` also keeps the probe's own
     .jhist (an uber job). ``splits`` are the job's input splits if already listed;
-    ``split_options`` go to the sampler's split listing (WebHDFS user, ...).
+    ``split_options`` go to the sampler's split listing (WebHDFS user, ...). The probe's
+    configuration names the job it probes (``jobsize.sampler.probespec.probe_properties``), as
+    a cluster probe's does, so its history joins to the job's.
     """
-    from jobsize.sampler.probespec import probe_record
+    from jobsize.sampler.probespec import probe_properties, probe_record
     from jobsize.sampler.sampling import sample as draw
 
     t0 = time.perf_counter()
@@ -132,7 +134,9 @@ def run_probe(
             inputs=(sample_path,), output=directory / "output", mapper=spec.mapper,
             reducer=spec.reducer, combiner=spec.combiner, n_reduces=len(reduces),
             name=f"jobsize probe: {spec.job_name}", queue=spec.queue,
-            containers=_containers(spec), conf=dict(spec.conf))
+            containers=_containers(spec),
+            conf={**spec.conf, **probe_properties(spec, fraction=drawn.fraction,
+                                                  input_bytes=len(drawn.data))})
         result = (engine or default_engine()).run(job, history_dir=history_dir, uber=True,
                                                   map_tasks=[*map_tasks, empty_map],
                                                   reduce_partitions=reduces,
