@@ -247,10 +247,31 @@ def design_row(
     for name in input_columns(phase, features, form):
         if name not in job:
             raise KeyError(name)
+    if q is None and features == "probe":
+        return _tasks_row(scaling.probe_one(job), phase, se_m)
     if q is None:
         q = job_quantities(job, features, form)
     se = None if se_m is None else np.array([se_m])
     return design_matrix({}, phase, features, se, form, q)[0].tolist()
+
+
+def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None) -> list[float]:
+    """:func:`design_matrix`'s row in the per-task form from one job's float quantities."""
+    row = []
+    for name in terms(phase, "tasks"):
+        if name == "const":
+            row.append(1.0)
+        elif name == "SE_m":
+            if se_m is None:
+                raise ValueError("eq 7 needs SE_m")
+            row.append(se_m)
+        elif name in ("MOR·log(MOR/N_m)", "RIR·log(RIR/N_r)"):
+            records, tasks = (q["MOR"], q["N_m"]) if name[0] == "M" else (q["RIR"], q["N_r"])
+            per = records / tasks if tasks else math.nan
+            row.append(records * math.log(per) if per > 1 else 0.0)
+        else:
+            row.append(q[name])
+    return row
 
 
 def _paper_row(job: Mapping[str, float], phase: str, features: str,
