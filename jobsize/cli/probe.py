@@ -107,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {**plan.record(), "reason": plan.reason}
     else:
         from jobsize.engine import LocalEngine, run_probe
+        from jobsize.progress import progress_bar
 
-        with LocalEngine(1) as engine:
+        with LocalEngine(1) as engine, progress_bar("probing"):
             out = {**run_probe(spec, engine=engine, history_dir=args.history, splits=splits),
                    "uberized": False}
     json.dump(out, sys.stdout, indent=2)
