@@ -1,4 +1,4 @@
-"""Design matrices of the SE_m and SE_r models (paper eq 6-8, as rebuilt in DESIGN.md §3).
+"""Design matrices of the SE_m and SE_r models (paper eq 6-8; eq 7 rebuilt from the text).
 
 eq 6 (map phase, seven coefficients α0..α6)::
 

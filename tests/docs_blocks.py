@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import traceback
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +60,15 @@ def blocks(text: str) -> list[Block]:
 
 def run(spec: list[dict]) -> int:
     """Run the blocks in order; report the first failure by page and line."""
-    namespace: dict = {"__name__": "__main__"}
+    # The blocks run as the __main__ module, so the functions they define can be pickled to
+    # the local engine's worker processes, as a user's script's can.
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    namespace = vars(main)
     for block in spec:
         try:
             if block["lang"] == "python":
-                exec(compile(block["code"], block["where"], "exec"), namespace)  # noqa: S102
+                exec(compile(block["code"], block["where"], "exec"), namespace)
             else:
                 subprocess.run(["bash", "-euo", "pipefail", "-c", block["code"]], check=True)
         except BaseException as exc:  # report which block failed, then stop

@@ -35,7 +35,7 @@ def test_a_file_of_that_name_here_wins(tmp_path, monkeypatch) -> None:
 
 
 def test_a_known_workload_that_is_not_bundled_says_where_to_get_it() -> None:
-    with pytest.raises(InputError, match="FB-2010.*not bundled.*SWIMProjectUCB/SWIM"):
+    with pytest.raises(InputError, match=r"FB-2010.*not bundled.*SWIMProjectUCB/SWIM"):
         load_workload("FB-2010_samples_24_times_1hr_0.tsv")
 
 

@@ -46,7 +46,7 @@ def machine() -> str:
 
     cpu = _cpu_model()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    load = ", load average {:.2f}".format(os.getloadavg()[0]) if hasattr(os, "getloadavg") \
+    load = f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") \
         else ""
     return (f"Produced on {now} by jobsize {__version__} (Python {platform.python_version()}) "
             f"on {os.cpu_count()} cores{', ' + cpu if cpu else ''}{load}, when this site was "
