@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared_root
 from docs_blocks import RUN, blocks
 
 ROOT = Path(__file__).resolve().parent.parent
+# As tests/conftest.py finds it (that module's name is ambiguous to import from here).
+SHARED = Path(os.environ.get("JOBSIZE_SHARED", ROOT.parent / "shared")).resolve()
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p.read_text()))]
 
@@ -37,7 +38,7 @@ def test_the_page_runs(page: Path, tmp_path: Path) -> None:
     (tmp_path / "blocks.json").write_text(json.dumps(spec))
     bindir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
-           "JOBSIZE_SHARED": str(shared_root()), "MPLBACKEND": "Agg", "COLUMNS": "100"}
+           "JOBSIZE_SHARED": str(SHARED), "MPLBACKEND": "Agg", "COLUMNS": "100"}
     result = subprocess.run([sys.executable, str(Path(__file__).with_name("docs_blocks.py")),
                              str(tmp_path / "blocks.json")], cwd=work, env=env,
                             capture_output=True, text=True, timeout=300)
@@ -55,3 +56,23 @@ def test_the_harness_finds_blocks_in_lists_and_skips_text() -> None:
     found = blocks(text)
     assert [(b.lang, b.code, b.runs) for b in found] == [("sh", "echo hi\n", True),
                                                           ("text", "not run\n", False)]
+
+
+def test_the_cli_reference_lists_every_command_and_no_hidden_alias() -> None:
+    import importlib.util
+
+    from jobsize.cli import COMMANDS, build_parser
+
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", ROOT / "docs" / "hooks" / "cli_reference.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    text = hook.cli_reference(build_parser())
+    for name in COMMANDS:
+        assert f"## `jobsize {name}`" in text
+    assert "#### `jobsize collect jhs`" in text
+    assert "`--parallel N`" in text and "`-o, --output DIR`" in text
+    for hidden in ("--workers", "`--out ", "`--jobs N` | parallel"):
+        assert hidden not in text
+    page = (ROOT / "docs" / "reference" / "cli.md").read_text()
+    assert hook.MARKER in page

@@ -1,4 +1,4 @@
-"""MkDocs hook: let mkdocstrings find ``jobsize.models``, ``jobsize.sampler``, ``jobsize.collectors``.
+"""MkDocs hook: let mkdocstrings find jobsize.models, jobsize.sampler and jobsize.collectors.
 
 mkdocstrings reads the sources without importing them, and finds a package's modules by walking
 its folder — but those three sub-packages live in folders beside ``jobsize/`` (setuptools'

@@ -15,7 +15,7 @@ a local run as they read a cluster's::
 process and returns its probe record.
 """
 
-from jobsize.engine.runner import JobResult, LocalEngine, default_engine, run_job
+from jobsize.engine.appmaster import JobResult, LocalEngine, default_engine, run_job
 from jobsize.engine.spec import Containers, JobSpec
 
 __all__ = ["Containers", "JobResult", "JobSpec", "LocalEngine", "default_engine", "run_job",

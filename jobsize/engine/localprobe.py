@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jobsize.engine.appmaster import LocalEngine, default_engine
 from jobsize.engine.attempt import MapInput
-from jobsize.engine.runner import LocalEngine, default_engine
 from jobsize.engine.spec import Containers, JobSpec
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from jobsize.bundled import resolve_workload
 from jobsize.errors import ConfigError, InputError
 from jobsize.sim.costmodel import CostModel, read_swim_workload
-from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.synthetic_workload import SyntheticFB2009
 from jobsize.sim.traces import (
     read_local_workload,
     read_rumen_workload,
