@@ -129,9 +129,13 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     w = col("probe_map_split", np.nan)
     per_map = mi / np.maximum(n_m, 1.0)
 
+    scales: dict[str, np.ndarray] = {}
+
     def grow(total: np.ndarray, beta_column: str) -> np.ndarray:
-        beta = col(beta_column, 1.0)
-        return total * map_scale(beta, w, k_m, n_m, per_map, sample, f)
+        if beta_column not in scales:
+            beta = col(beta_column, 1.0)
+            scales[beta_column] = map_scale(beta, w, k_m, n_m, per_map, sample, f)
+        return total * scales[beta_column]
 
     mor_o, mo_o = grow(mor, "probe_map_output_exponent"), grow(mo, "probe_map_output_exponent")
     rir_o = grow(rir, "probe_reduce_input_exponent")
@@ -188,4 +192,5 @@ def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
     if values is None:
         return np.full(n, default)
     values = np.asarray(values, dtype=float)
-    return np.where(np.isfinite(values), values, default)
+    finite = np.isfinite(values)
+    return values if finite.all() else np.where(finite, values, default)
