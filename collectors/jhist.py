@@ -36,7 +36,7 @@ import fastavro
 import pandas as pd
 from jobsize.collectors.avro_json import AvroJsonDecoder, AvroJsonError
 from jobsize.collectors.conf import conf_int, container_sizes, read_conf
-from jobsize.collectors.counters import Counters, merge, record_columns
+from jobsize.collectors.counter_columns import Counters, merge, record_columns
 from jobsize.collectors.probe_join import (
     JoinReport,
     Probe,

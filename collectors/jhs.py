@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 from jobsize.collectors.conf import container_sizes
-from jobsize.collectors.counters import Counters, record_columns
+from jobsize.collectors.counter_columns import Counters, record_columns
 from jobsize.collectors.probe_join import (
     Probe,
     find_probe,

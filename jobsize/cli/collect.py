@@ -167,8 +167,12 @@ def _run_jhs(args: argparse.Namespace) -> int:
     options = HttpOptions(**_http_options(args, pool=args.parallel))
     with contextlib.ExitStack() as stack:
         advance: list = []
+        # Listing can take a while (a slow server, retries): report it until the count is known.
+        listing = stack.enter_context(contextlib.ExitStack())
+        listing.enter_context(progress_bar(f"listing jobs at {args.url}"))
 
         def on_total(total: int) -> None:
+            listing.close()
             advance.append(stack.enter_context(progress_bar("jobs", total=total)))
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",

@@ -136,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
                            "reason": plan.reason}
     if plan.probe or args.force:
         from jobsize.engine import LocalEngine, run_probe
+        from jobsize.progress import progress_bar
 
-        with LocalEngine(1) as engine:
+        with LocalEngine(1) as engine, progress_bar("probing"):
             out.update(run_probe(spec, engine=engine, history_dir=args.history, splits=splits))
     out["conf"] = dict(spec.conf)
     json.dump(out, sys.stdout, indent=2)

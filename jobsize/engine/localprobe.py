@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jobsize.engine.appmaster import LocalEngine, default_engine
 from jobsize.engine.attempt import MapInput
 from jobsize.engine.counters import summed
-from jobsize.engine.runner import LocalEngine, default_engine
 from jobsize.engine.spec import Containers, JobSpec
 from jobsize.sampler.probeparts import (
     REDUCE_PARTITIONS,

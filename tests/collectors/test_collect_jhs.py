@@ -6,6 +6,7 @@ import json
 
 import pytest
 from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
+from conftest import require_shared
 from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, answering_on
 from jobsize.collectors.jhs import HistoryServer, JobFilter, collect_jhs
@@ -257,6 +258,8 @@ def _damaged_documents(draw):
 
 
 def _parse_documents(docs) -> None:
+    if not docs:  # the documents are the shared JobHistory Server examples
+        require_shared()
     server = HistoryServer.__new__(HistoryServer)
     server.client = _Documents(docs)
     for mode in (True, False):
