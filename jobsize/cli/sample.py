@@ -22,9 +22,7 @@ from jobsize.cli._options import (
     count,
     webhdfs_options,
 )
-
-#: ``sampledSplitsUpperBound``'s default (``jobsize.sampler.sampling.DEFAULT_MAX_SPLITS``).
-DEFAULT_MAX_SPLITS = 10
+from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

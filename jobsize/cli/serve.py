@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from jobsize.cli._options import byte_size, count
-from jobsize.cli.predict import _positive
+from jobsize.cli._options import byte_size, count, positive_number
 from jobsize.errors import ConfigError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
 
@@ -34,10 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=count(0), default=8642,
                         help="port to listen on; 0 picks a free one (default: 8642)")
-    parser.add_argument("--cluster-memory-mb", type=_positive, default=PAPER_CLUSTER.memory,
+    parser.add_argument("--cluster-memory-mb", type=positive_number, default=PAPER_CLUSTER.memory,
                         metavar="MB", help="cluster memory CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.memory:g})")
-    parser.add_argument("--cluster-vcores", type=_positive, default=PAPER_CLUSTER.vcores,
+    parser.add_argument("--cluster-vcores", type=positive_number, default=PAPER_CLUSTER.vcores,
                         metavar="N", help="cluster vcores CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.vcores:g})")
     parser.add_argument("--max-body", type=byte_size, default=1 << 20, metavar="BYTES",
