@@ -26,9 +26,6 @@ they have none for::
 - a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
   record-heavy job without a combiner and one with an expensive combiner look alike;
 - SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
-- the function times MFE, CFE and RFE enter with coefficient 1 (α3 = α8 = β3 = 1): a job pays
-  its functions' time as the probe measured it, scaled per task; the regression fits what the
-  framework adds to it (:data:`_FIXED`);
 - with probe features, the quantities come from eq 8 in its per-task form
   (:mod:`jobsize.models.scaling`): per-task costs scale by N_m or N_r, fixed-size outputs do
   not grow, what the reduces write follows the job's distinct keys.
@@ -66,16 +63,6 @@ _TERMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m"),
 }
 
-#: Terms whose coefficient is 1 by construction in the per-task form: a job's function times
-#: are paid as the probe measured them (scaled per task). Fitted freely they took whatever
-#: the reference workloads' mix made of them — RFE 0.01 where the reduces do little else, so
-#: a new kind whose reduce is all function time was predicted at a tenth of it; fixed, the
-#: regression learns what the framework adds on top (reading, sorting, spilling, shuffling).
-_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
-    ("SE_m", "tasks"): ("MFE", "CFE"),
-    ("SE_r", "tasks"): ("RFE",),
-}
-
 #: Units of each term's *variable* (the coefficient's unit is seconds per that unit).
 TERM_UNITS: dict[str, str] = {
     "const": "", "N_m": "tasks", "N_r": "tasks", "MI": "bytes", "MO": "bytes", "RO": "bytes",
@@ -106,11 +93,6 @@ def terms(phase: str, form: str = "paper") -> tuple[str, ...]:
     check_phase(phase)
     check_form(form)
     return _TERMS[(phase, form)]
-
-
-def fixed_terms(phase: str, form: str = "paper") -> tuple[str, ...]:
-    """Terms of eq 6 or 7 in ``form`` whose coefficient is 1, not fitted."""
-    return _FIXED.get((phase, form), ())
 
 
 def input_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:
