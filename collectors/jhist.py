@@ -38,6 +38,7 @@ from jobsize.collectors.avro_json import AvroJsonDecoder, AvroJsonError
 from jobsize.collectors.conf import conf_int, container_sizes, read_conf
 from jobsize.collectors.counters import Counters, merge, record_columns
 
+from jobsize.boundedjson import DECODER, loads, unreadable
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, records, tasks_frame
 
@@ -46,6 +47,9 @@ __all__ = ["JobHistory", "collect_jhist", "find_jhist", "parse_jhist", "read_con
 
 JSON_MAGIC = b"Avro-Json"
 BINARY_MAGIC = b"Avro-Binary"
+
+#: Longest schema line accepted; Hadoop's Event schema is about 20 KB.
+MAX_SCHEMA_BYTES = 1 << 20
 
 _JOB_ID = re.compile(r"job_\d+_\d+")
 _SPACE = re.compile(r"\s*")
@@ -95,11 +99,10 @@ def _split_header(data: bytes, source: object) -> tuple[bytes, Any, int]:
     if first < 0 or second < 0:
         raise ParseError("the file ends before its schema line does", source=source,
                          where="line 2")
-    try:
-        schema = json.loads(data[first + 1:second])
-    except (ValueError, RecursionError) as exc:
-        raise ParseError(f"the schema is not valid JSON ({exc})"[:300], source=source,
-                         where="line 2") from None
+    if second - first > MAX_SCHEMA_BYTES:
+        raise ParseError(f"the schema line is longer than {MAX_SCHEMA_BYTES:,} bytes",
+                         source=source, where="line 2")
+    schema = loads(data[first + 1:second], source=f"{source}: line 2: schema")
     return magic, schema, second + 1
 
 
@@ -137,7 +140,6 @@ def _json_text(data: bytes, start: int, source: object) -> tuple[str, bool]:
 
 def _json_events(data: bytes, start: int, decoder: AvroJsonDecoder, source: object) -> _Stream:
     text, truncated = _json_text(data, start, source)
-    raw = json.JSONDecoder()
     events: list[_Event] = []
     pos, line = 0, data.count(b"\n", 0, start) + 1
     while True:
@@ -147,16 +149,15 @@ def _json_events(data: bytes, start: int, decoder: AvroJsonDecoder, source: obje
         if pos >= len(text):
             return _Stream(events, truncated, "json")
         try:
-            value, end = raw.raw_decode(text, pos)
+            value, end = DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             if "\n" not in text[pos:].rstrip():  # the last event was cut off
                 return _Stream(events, True, "json")
             bad_line = line + text.count("\n", pos, exc.pos)
             raise ParseError(f"invalid JSON ({exc.msg})", source=source,
                              where=f"line {bad_line}") from None
-        except RecursionError:
-            raise ParseError("JSON nested too deeply", source=source,
-                             where=f"line {line}") from None
+        except (RecursionError, ValueError) as exc:
+            raise unreadable(exc, source=source, where=f"line {line}") from None
         where = f"line {line}"
         try:
             decoded = decoder.decode(value)

@@ -12,6 +12,7 @@ durations that simulator workloads replay (Rumen, SLS, local runs).
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write
-from jobsize.errors import ParseError, SchemaError
+from jobsize.boundedjson import LONG
+from jobsize.errors import ConfigError, ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
 TRACE_FORMAT = 1
@@ -361,6 +363,22 @@ UBER_DEFAULTS: dict[str, int] = {
 }
 
 
+def _conf_integer(conf: Mapping[str, object], key: str, default: int) -> int:
+    """An integer setting (an int, an integral float or a decimal string) within ±2^63."""
+    value = conf.get(key, default)
+    number: object = value
+    if isinstance(value, str) and len(value) <= 24:
+        try:
+            number = int(value.strip())
+        except ValueError:
+            number = None
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        number = int(value)
+    if isinstance(number, bool) or not isinstance(number, int) or not -LONG <= number < LONG:
+        raise ConfigError(f"expected an integer, found {repr(value)[:40]}", where=f"key {key!r}")
+    return number
+
+
 def uber_eligible(
     n_maps: int, n_reduces: int, input_bytes: int, conf: Mapping[str, object] | None = None
 ) -> bool:
@@ -375,10 +393,10 @@ def uber_eligible(
     ``mapreduce.job.ubertask.enable`` to false.
     """
     conf = conf or {}
-    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower() == "true"
+    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true"))[:8].strip().lower() == "true"
 
     def limit(key: str) -> int:
-        return int(conf.get(key, UBER_DEFAULTS[key]))  # type: ignore[call-overload]
+        return _conf_integer(conf, key, UBER_DEFAULTS[key])
 
     return (
         enabled
