@@ -146,7 +146,11 @@ def load_model(path: str | os.PathLike[str]) -> SizeModel:
         raise ModelFileError(f"larger than {MAX_MODEL_BYTES:,} bytes: not a jobsize model file",
                              source=path)
     try:
-        doc = loads(data, source=path)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelFileError("not a jobsize model file (not UTF-8 text)", source=path) from None
+    try:
+        doc = loads(text, source=path)
     except ParseError as exc:
         raise ModelFileError(f"{exc.reason}; the file is damaged or not a model",
                              source=path, where=exc.where) from None
