@@ -40,7 +40,8 @@ from jobsize.collectors.counters import Counters, merge, record_columns
 
 from jobsize.boundedjson import DECODER, loads, unreadable
 from jobsize.errors import ParseError
-from jobsize.schema import JOB_COLUMNS, records, tasks_frame
+from jobsize.schema import JOB_COLUMNS
+from jobsize.validation import RecordCheck, validated
 
 __all__ = ["JobHistory", "collect_jhist", "find_jhist", "parse_jhist", "read_conf",
            "read_jhist"]
@@ -474,20 +475,24 @@ def collect_jhist(
     paths: Iterable[str | os.PathLike[str]],
     *,
     advance: Callable[..., None] | None = None,
+    check: RecordCheck | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Job records and task-attempt rows of the ``.jhist`` files under ``paths``.
 
     A job found twice keeps its complete history over an incomplete one, else the first.
+    Each job is checked (:mod:`jobsize.validation`); ``check`` says what a bad one does.
     ``advance()`` is called once per file read (for a progress bar).
     """
-    histories: dict[str, JobHistory] = {}
+    histories: dict[str, tuple[Path, JobHistory]] = {}
     for path in find_jhist(paths):
         history = read_jhist(path)
         job_id = history.record["job_id"]
-        if job_id not in histories or (history.complete and not histories[job_id].complete):
-            histories[job_id] = history
+        if job_id not in histories or (history.complete and not histories[job_id][1].complete):
+            histories[job_id] = (path, history)
         if advance is not None:
             advance()
-    jobs = records((h.record for h in histories.values()), source="jhist")
-    tasks = tasks_frame((row for h in histories.values() for row in h.tasks), source="jhist")
-    return jobs, tasks
+    kept = list(histories.values())
+    jobs, tasks = validated((h.record for _, h in kept),
+                            (row for _, h in kept for row in h.tasks),
+                            places=[str(path) for path, _ in kept], check=check)
+    return jobs, tasks  # type: ignore[return-value]

@@ -61,7 +61,7 @@ def decompress(data: bytes, source: object, limit: int | None = None) -> bytes:
 
 
 def documents(data: bytes, source: object) -> list[tuple[Any, int]]:
-    """The JSON values in ``data`` with the line each starts on (limits: :mod:`jobsize.boundedjson`)."""
+    """The JSON values in ``data`` with the line each starts on (see jobsize.boundedjson)."""
     text = decode_text(data, source=source)
     out: list[tuple[Any, int]] = []
     pos, line = 0, 1

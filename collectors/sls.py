@@ -22,7 +22,7 @@ from jobsize.collectors.json_stream import documents, read_bytes
 from jobsize.collectors.rest import JsonView
 
 from jobsize.errors import ParseError
-from jobsize.schema import records, tasks_frame
+from jobsize.validation import RecordCheck, validated
 
 NODE_COLUMNS = ("node", "rack", "memory_mb", "vcores")
 _TYPES = {"map": "MAP", "reduce": "REDUCE"}
@@ -69,9 +69,10 @@ def _job(job: JsonView, index: int) -> tuple[dict[str, Any], list[dict[str, Any]
     return record, rows
 
 
-def parse_sls(data: bytes, *, source: object = "<sls>") -> tuple[pd.DataFrame, pd.DataFrame]:
+def parse_sls(data: bytes, *, source: object = "<sls>", check: RecordCheck | None = None
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse SLS job-trace content; see :func:`read_sls`."""
-    jobs, tasks = [], []
+    jobs, tasks, places = [], [], []
     for index, (value, line) in enumerate(documents(data, source)):
         if not isinstance(value, dict) or "job.tasks" not in value:
             raise ParseError("expected an SLS job object with job.tasks", source=source,
@@ -79,14 +80,17 @@ def parse_sls(data: bytes, *, source: object = "<sls>") -> tuple[pd.DataFrame, p
         record, rows = _job(JsonView(value, f"{source}: line {line}"), index)
         jobs.append(record)
         tasks.extend(rows)
+        places.append(f"line {line}")
     if not jobs:
         raise ParseError("no jobs in the trace", source=source)
-    return records(jobs, source=source), tasks_frame(tasks, source=source)
+    return validated(jobs, tasks, source=source, places=places, check=check)
 
 
-def read_sls(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Read an SLS job trace: (job records, one task row per container)."""
-    return parse_sls(read_bytes(path, "an SLS JSON trace"), source=path)
+def read_sls(path: str | os.PathLike[str], *, check: RecordCheck | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read an SLS job trace: (job records, one task row per container), each job checked
+    (:mod:`jobsize.validation`; ``check`` says what a bad one does)."""
+    return parse_sls(read_bytes(path, "an SLS JSON trace"), source=path, check=check)
 
 
 def parse_sls_nodes(data: bytes, *, source: object = "<sls nodes>") -> pd.DataFrame:

@@ -41,19 +41,55 @@ REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
 
+#: Java's ``int``: Hadoop holds task counts and container sizes in one.
+JAVA_INT = 2**31
+#: The last millisecond of the year 9999: no epoch time recorded by Hadoop is later.
+MAX_EPOCH_MS = 253_402_300_799_999
+#: Epoch-time columns (the others in ms are durations).
+EPOCH_COLUMNS = frozenset({"submit_time_ms", "launch_time_ms", "finish_time_ms",
+                           "start_time_ms", "shuffle_finish_time_ms", "sort_finish_time_ms"})
+
+
 @dataclass(frozen=True)
 class Column:
-    """One column of a job-record or task table."""
+    """One column of a job-record or task table, with the values it may hold.
+
+    ``low`` and ``high`` bound a numeric column (``low_open``: ``low`` itself excluded),
+    ``allowed`` lists a string column's values, ``required`` forbids nulls. Every collector's
+    rows are checked against these before anything is stored (:mod:`jobsize.validation`).
+    """
 
     name: str
     dtype: str  # a pandas nullable dtype: "string", "Int64", "Float64" or "boolean"
     unit: str
     doc: str
     hadoop: str | None = None  # Hadoop's own name: counter, conf key or history field
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    allowed: tuple[str, ...] | None = None
+    required: bool = False
 
 
-def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None) -> Column:
-    return Column(name, dtype, unit, doc, hadoop)
+#: Bounds of numeric columns by unit: (low, high, low excluded).
+_UNIT_RANGES: dict[str, tuple[float, float, bool]] = {
+    "ms": (0, LONG - 1, False), "bytes": (0, LONG - 1, False), "records": (0, LONG - 1, False),
+    "tasks": (0, JAVA_INT - 1, False), "MB": (1, JAVA_INT - 1, False),
+    "vcores": (1, JAVA_INT - 1, False), "fraction": (0, 1, True),
+}
+
+
+def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None, *,
+       allowed: tuple[str, ...] | None = None, required: bool = False) -> Column:
+    low = high = None
+    low_open = False
+    if unit in _UNIT_RANGES:
+        low, high, low_open = _UNIT_RANGES[unit]
+        if name in EPOCH_COLUMNS:
+            high = MAX_EPOCH_MS
+        elif dtype == "Float64":
+            high = 1e18  # a float in ms: ~30 million years
+    return Column(name, dtype, unit, doc, hadoop, low, high, low_open, allowed, required)
 
 
 _TC = "org.apache.hadoop.mapreduce.TaskCounter"
@@ -63,11 +99,13 @@ _FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"
 #: The job record (DESIGN.md §2), in display order.
 JOB_COLUMNS: tuple[Column, ...] = (
     # identity
-    _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid"),
+    _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid",
+       required=True),
     _c("job_name", "string", "", "job name", "jobName"),
     _c("user", "string", "", "submitting user", "userName"),
     _c("queue", "string", "", "scheduler queue", "jobQueueName"),
-    _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus"),
+    _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus",
+       allowed=STATES),
     _c("uberized", "boolean", "", "ran (or would run) in uber mode; such jobs are not probed",
        "uberized"),
     _c("complete", "boolean", "", "the history was complete (false: truncated, job unfinished)"),
@@ -127,11 +165,12 @@ JOB_COLUMNS: tuple[Column, ...] = (
 
 #: One row per task attempt: recorded durations for simulator workloads.
 TASK_COLUMNS: tuple[Column, ...] = (
-    _c("job_id", "string", "", "owning job", "jobid"),
+    _c("job_id", "string", "", "owning job", "jobid", required=True),
     _c("task_id", "string", "", "task id, e.g. task_..._m_000003", "taskid"),
     _c("attempt_id", "string", "", "attempt id", "attemptId"),
-    _c("task_type", "string", "", "MAP or REDUCE", "taskType"),
-    _c("status", "string", "", "SUCCEEDED, FAILED or KILLED", "status"),
+    _c("task_type", "string", "", "MAP or REDUCE", "taskType", allowed=("MAP", "REDUCE"),
+       required=True),
+    _c("status", "string", "", "SUCCEEDED, FAILED or KILLED", "status", allowed=STATES),
     _c("start_time_ms", "Int64", "ms", "attempt start, epoch ms", "startTime"),
     _c("finish_time_ms", "Int64", "ms", "attempt finish, epoch ms", "finishTime"),
     _c("shuffle_finish_time_ms", "Int64", "ms", "reduce: shuffle finished", "shuffleFinishTime"),

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import json
 import math
-import reprlib
 import os
+import reprlib
 from importlib import metadata
 from pathlib import Path
 from typing import Any
