@@ -14,16 +14,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from jobsize.atomic import atomic_write
+from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
 from jobsize.errors import ConfigError, ParseError, SchemaError
 
@@ -328,6 +329,11 @@ def empty_trace() -> pd.DataFrame:
     return conform(pd.DataFrame())
 
 
+def empty_tasks() -> pd.DataFrame:
+    """A task table with every column and no rows."""
+    return conform(pd.DataFrame(), columns=TASK_COLUMNS)
+
+
 def tasks_frame(rows: Iterable[Mapping[str, object]], *, source: object = None) -> pd.DataFrame:
     """Build a conformed task-attempt frame from dicts keyed by column name."""
     return conform(pd.DataFrame.from_records(list(rows)), source=source, columns=TASK_COLUMNS)
@@ -337,18 +343,40 @@ def tasks_frame(rows: Iterable[Mapping[str, object]], *, source: object = None) 
 # Parquet I/O
 
 
-def write_trace(
-    frame: pd.DataFrame, path: str | os.PathLike[str], *, columns: Sequence[Column] = JOB_COLUMNS
-) -> Path:
-    """Conform ``frame`` and write it as parquet, atomically. Returns the path."""
-    table = pa.Table.from_pandas(conform(frame, columns=columns), preserve_index=False)
+def _parquet_writer(frame: pd.DataFrame, columns: Sequence[Column]) -> Callable[[IO[bytes]], None]:
+    """A writer of ``frame`` as a trace parquet file, after the last check of its values."""
+    from jobsize.validation import checked_frame  # validation builds on this module
+
+    table = pa.Table.from_pandas(checked_frame(frame, columns=columns), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[_META_KEY] = json.dumps({"format": TRACE_FORMAT,
                                   "table": "jobs" if columns is JOB_COLUMNS else "tasks"}).encode()
     table = table.replace_schema_metadata(meta)
+    return lambda handle: pq.write_table(table, handle, compression="zstd")
+
+
+def write_trace(
+    frame: pd.DataFrame, path: str | os.PathLike[str], *, columns: Sequence[Column] = JOB_COLUMNS
+) -> Path:
+    """Check and conform ``frame`` and write it as parquet, atomically. Returns the path.
+
+    A value its column cannot hold (:mod:`jobsize.validation`) is a BadRecordError: nothing
+    impossible is written.
+    """
+    write = _parquet_writer(frame, columns)
     target = Path(path)
     with atomic_write(target) as handle:
-        pq.write_table(table, handle, compression="zstd")
+        write(handle)
+    return target
+
+
+def write_trace_with_tasks(jobs: pd.DataFrame, tasks: pd.DataFrame,
+                           path: str | os.PathLike[str]) -> Path:
+    """Write a trace and its task table (:func:`tasks_path`) as one commit: a reader sees
+    both old or both new, also after a run killed between the two writes."""
+    target = Path(path)
+    commit_together([(tasks_path(target), _parquet_writer(tasks, TASK_COLUMNS)),
+                     (target, _parquet_writer(jobs, JOB_COLUMNS))])
     return target
 
 
@@ -358,7 +386,11 @@ def read_trace(
     require: Iterable[str] = (),
     columns: Sequence[Column] = JOB_COLUMNS,
 ) -> pd.DataFrame:
-    """Read a parquet trace and conform it; errors name the file and the column."""
+    """Read a parquet trace and conform it; errors name the file and the column.
+
+    A commit that a killed run left half done beside the file is finished first.
+    """
+    recover(path)
     try:
         table = pq.read_table(path)
     except FileNotFoundError:

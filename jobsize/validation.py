@@ -187,7 +187,8 @@ def _range_checks(col: Column, array: pa.Array) -> list[tuple[np.ndarray, str]]:
     if col.high is not None:
         out.append((pc.greater(array, col.high), f"expected ≤ {col.high:g}"))
     if col.allowed is not None:
-        outside = pc.invert(pc.is_in(array, value_set=pa.array(col.allowed)))
+        outside = pc.and_(pc.invert(pc.is_in(array, value_set=pa.array(col.allowed))),
+                          pc.is_valid(array))
         out.append((outside, f"expected one of {', '.join(col.allowed)}"))
     return [(np.asarray(pc.fill_null(mask, False)), reason) for mask, reason in out]
 

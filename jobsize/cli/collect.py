@@ -10,8 +10,11 @@
     jobsize collect rm URL [--nodes] [HTTP options]
 
 Traces are parquet; task-attempt rows go beside them as ``TRACE.tasks.parquet`` (jhs, jhist,
-rumen, sls, sls-synth). ``collect jhs`` skips jobs already in TRACE and exits 1 if some job
-could not be fetched, after naming each one.
+rumen, sls, sls-synth), the two committed together. Every job is checked before it is stored
+(:mod:`jobsize.validation`): ``--on-bad-record fail`` (the default) stops at the first one
+with an impossible value and names it, ``skip`` leaves such jobs out and lists them. ``collect
+jhs`` skips jobs already in TRACE and exits 1 if some job could not be fetched, after naming
+each one.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from typing import Any
 
 import pandas as pd
 
+from jobsize.atomic import prepare
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
-from jobsize.schema import TASK_COLUMNS, tasks_path, write_trace
+from jobsize.schema import empty_tasks, tasks_path, write_trace, write_trace_with_tasks
+from jobsize.validation import POLICIES, RecordCheck
 
 
 def _since(text: str) -> int | str:
@@ -88,6 +93,18 @@ def _http_options(args: argparse.Namespace, pool: int = 16) -> dict[str, Any]:
             "verify": verify, "kerberos": args.kerberos, "pool": pool}
 
 
+def _record_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--on-bad-record", choices=POLICIES, default="fail",
+                        help="a job with an impossible value (a negative count, an unknown "
+                        "state, ...): fail (stop and name it; the default) or skip (leave it "
+                        "out, list it on stderr)")
+
+
+def _report(rejected: list) -> None:
+    for rejection in rejected:
+        print(f"jobsize: skipped: {rejection}", file=sys.stderr)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "collect", help="collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)",
@@ -113,6 +130,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="jobs fetched at once (default: 8)")
     jhs.add_argument("--no-attempts", action="store_true",
                      help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
+    jhs.add_argument("--checkpoint", type=_positive, default=200, metavar="N",
+                     help="commit the trace every N jobs (default: 200)")
+    _record_arguments(jhs)
     _http_arguments(jhs)
     jhs.set_defaults(func=_run_jhs)
 
@@ -120,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     jhist.add_argument("paths", nargs="+", metavar="PATH",
                        help=".jhist files or directories to search")
     jhist.add_argument("-o", "--output", required=True, metavar="TRACE")
+    _record_arguments(jhist)
     jhist.set_defaults(func=_run_jhist)
 
     for name, text in (("rumen", "a Rumen job trace (.json or .json.gz)"),
@@ -127,6 +148,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         trace = sub.add_parser(name, help=text)
         trace.add_argument("file", metavar="FILE")
         trace.add_argument("-o", "--output", required=True, metavar="TRACE")
+        _record_arguments(trace)
         trace.set_defaults(func=_run_trace, kind=name)
 
     synth = sub.add_parser("sls-synth", help="jobs drawn from an SLS synthetic spec (syn.json)",
@@ -140,6 +162,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="seed of the draw (default: the spec's rand_seed)")
     synth.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="jobs to draw (default: the spec's num_jobs)")
+    _record_arguments(synth)
     synth.set_defaults(func=_run_trace, kind="sls-synth")
 
     rm = sub.add_parser("rm", help="cluster resources (CR) from a ResourceManager",
@@ -169,8 +192,10 @@ def _run_jhs(args: argparse.Namespace) -> int:
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
                              attempts=not args.no_attempts, workers=args.workers,
-                             options=options, on_total=on_total,
-                             advance=lambda n=1: advance[0](n) if advance else None)
+                             checkpoint=args.checkpoint, options=options, on_total=on_total,
+                             advance=lambda n=1: advance[0](n) if advance else None,
+                             check=RecordCheck(args.on_bad_record))
+    _report(result.rejected)
     print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
           f" ({result.listed} listed)")
     if result.failed:
@@ -186,8 +211,10 @@ def _run_jhist(args: argparse.Namespace) -> int:
     from jobsize.collectors.jhist import collect_jhist, find_jhist
 
     total = len(find_jhist(args.paths))
+    check = RecordCheck(args.on_bad_record)
     with progress_bar("history files", total=total) as advance:
-        jobs, tasks = collect_jhist(args.paths, advance=advance)
+        jobs, tasks = collect_jhist(args.paths, advance=advance, check=check)
+    _report(check.rejected)
     _write(jobs, tasks, args.output)
     incomplete = int((~jobs["complete"].fillna(False)).sum()) if len(jobs) else 0
     print(f"{args.output}: {len(jobs)} jobs from {total} files"
@@ -197,18 +224,21 @@ def _run_jhist(args: argparse.Namespace) -> int:
 
 def _run_trace(args: argparse.Namespace) -> int:
     tasks = None
+    check = RecordCheck(args.on_bad_record)
     if args.kind == "rumen":
         from jobsize.collectors.rumen import read_rumen
-        jobs, tasks = read_rumen(args.file)
+        jobs, tasks = read_rumen(args.file, check=check)
     elif args.kind == "sls":
         from jobsize.collectors.sls import read_sls
-        jobs, tasks = read_sls(args.file)
+        jobs, tasks = read_sls(args.file, check=check)
     elif args.kind == "sls-synth":
         from jobsize.collectors.sls_synth import generate_sls_synth
-        jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs)
+        jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs,
+                                         check=check)
     else:
         from jobsize.collectors.swim import read_swim
-        jobs = read_swim(args.file)
+        jobs = read_swim(args.file, check=check)
+    _report(check.rejected)
     _write(jobs, tasks, args.output)
     extra = f" and {len(tasks)} task rows" if tasks is not None else ""
     print(f"{args.output}: {len(jobs)} jobs{extra}")
@@ -216,9 +246,13 @@ def _run_trace(args: argparse.Namespace) -> int:
 
 
 def _write(jobs: pd.DataFrame, tasks: pd.DataFrame | None, output: str) -> None:
-    if tasks is not None:
-        write_trace(tasks, tasks_path(output), columns=TASK_COLUMNS)
-    write_trace(jobs, Path(output))
+    """The trace and its task table as one commit; a trace without tasks replaces an older
+    task table beside it with an empty one, so the two always belong together."""
+    prepare(output, tasks_path(output))
+    if tasks is None and not tasks_path(output).exists():
+        write_trace(jobs, Path(output))
+        return
+    write_trace_with_tasks(jobs, tasks if tasks is not None else empty_tasks(), output)
 
 
 def _run_rm(args: argparse.Namespace) -> int:
