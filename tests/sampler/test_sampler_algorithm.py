@@ -106,9 +106,11 @@ def _check_sample(tmp_path_factory: pytest.TempPathFactory, case: tuple) -> None
     assert s.bytes_read <= 1.1 * s.fraction * s.input_bytes + k * one_record
     assert s.fraction == (len(s.data) / s.input_bytes if s.input_bytes else 1.0)
 
-    # the chosen splits are distinct, and at most min(N_m, upper bound) unless N_m < #splits
+    # the ranges are distinct, from at most min(N_m, upper bound) map inputs (splits, or runs
+    # of files combined when there are more splits than N_m)
     picked = [(c.path, c.split_start) for c in s.splits_chosen]
-    assert len(set(picked)) == len(picked) <= max_splits
+    assert len(set(picked)) == len(picked)
+    assert len({c.unit for c in s.splits_chosen}) <= min(n_maps, max_splits)
 
     # the same seed gives the same sample
     again = sample(local_splits(paths, split_bytes), n_maps, n_reduces, max_splits, seed)
@@ -177,7 +179,7 @@ def test_more_splits_than_n_maps_reads_no_split_more_than_once(tmp_path: Path) -
     path.write_bytes(b"abcdefghi\n" * 1000)
     splits = local_splits(path, 1000)  # 10 splits, but the job says N_m = 1, N_r = 0: f_p = 1
     p = plan(len(splits), 1, 0, 16)
-    assert (p.n_chosen, p.frequency) == (10, 1.0)
+    assert (p.n_units, p.n_chosen, p.frequency) == (1, 1, 1.0)  # one map reads all ten
     s = sample(splits, 1, 0, 16, seed=3)
     assert s.data == path.read_bytes()
 
