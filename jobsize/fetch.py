@@ -68,9 +68,9 @@ class Cancelled(Exception):
 
 
 class _Retry(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, detail: str = "") -> None:
         super().__init__(reason)
-        self.reason, self.retry_after = reason, retry_after
+        self.reason, self.retry_after, self.detail = reason, retry_after, detail
 
 
 def get(
@@ -89,13 +89,14 @@ def get(
 
     ``decode`` raising :class:`~jobsize.errors.ParseError` marks a broken body (a proxy cut
     it, a server restarted mid-answer): it is fetched again like a timeout. Answers with other
-    statuses are returned as they are, after retries for :data:`RETRY_STATUSES`. ``shown`` is
-    the URL as messages name it (e.g. with a token masked).
+    statuses are returned as they are, those of :data:`RETRY_STATUSES` after the last retry.
+    ``shown`` is the URL as messages name it (e.g. with a token masked).
     """
     shown = shown or url
     attempt = 0
     while True:
         _check(cancel)
+        reply = None
         try:
             reply = _attempt(session, url, policy, params, auth, redirects, cancel)
             if reply.status in RETRY_STATUSES:
@@ -106,10 +107,13 @@ def get(
             try:
                 return decode(reply)
             except ParseError as exc:
-                raise _Retry(f"broken answer ({exc.reason})") from None
+                raise _Retry("broken answer", detail=exc.reason) from None
         except _Retry as failure:
             if attempt >= policy.retries:
-                raise RemoteError(f"{failure.reason} (after {attempt + 1} tries)",
+                if reply is not None and reply.status in RETRY_STATUSES:
+                    return reply  # the caller names the server's own message
+                detail = f" ({failure.detail})" if failure.detail else ""
+                raise RemoteError(f"{failure.reason} after {attempt + 1} attempts{detail}",
                                   source=shown) from None
             wait = max(policy.backoff * 2**attempt, failure.retry_after or 0.0)
             _sleep(min(wait, policy.wait_cap), cancel)
@@ -127,7 +131,7 @@ def _attempt(session: requests.Session, url: str, policy: FetchPolicy,
     except requests.exceptions.SSLError as exc:
         raise RemoteError(f"TLS failure ({_short(exc)})", source=url) from None
     except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
-        raise _Retry(f"no answer ({_short(exc)})") from None
+        raise _Retry("cannot reach the server", detail=_short(exc)) from None
     except requests.exceptions.RequestException as exc:
         raise RemoteError(f"request failed ({_short(exc)})", source=url) from None
     try:
@@ -167,10 +171,10 @@ def _body(response: requests.Response, deadline: float, policy: FetchPolicy,
         raise
     except (requests.exceptions.RequestException, OSError, ValueError) as exc:
         # urllib3's ProtocolError, ReadTimeoutError and DecodeError are among these
-        raise _Retry(f"the answer broke off ({_short(exc)})") from None
+        raise _Retry("the answer broke off", detail=_short(exc)) from None
     except Exception as exc:
         if type(exc).__module__.startswith(("urllib3", "http")):
-            raise _Retry(f"the answer broke off ({_short(exc)})") from None
+            raise _Retry("the answer broke off", detail=_short(exc)) from None
         raise
     return b"".join(parts)
 
