@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jobsize.boundedjson import LONG
-from jobsize.errors import ConfigError, InputError
+from jobsize.errors import ConfigError, SchemaError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS, Column, conform
 
 POLICIES = ("fail", "skip")
@@ -44,7 +44,7 @@ def arrow_schema(columns: Sequence[Column] = JOB_COLUMNS) -> pa.Schema:
                       for c in columns])
 
 
-class BadRecordError(InputError):
+class BadRecordError(SchemaError):
     """A job record or task row holds a value its column cannot hold."""
 
 
