@@ -96,7 +96,7 @@ def _integers(values: pd.Series) -> tuple[pd.Series, np.ndarray, str]:
     if pd.api.types.is_integer_dtype(kind):
         if str(kind) in ("uint64", "UInt64"):
             bad = (values >= LONG).fillna(False).to_numpy(dtype=bool)
-            return values.where(~bad).astype("Int64"), bad, "expected an integer below 2^63"
+            return values.where(~bad).astype("Int64"), bad, "expected an integer within ±2^63"
         return values.astype("Int64"), np.zeros(len(values), dtype=bool), ""
     if pd.api.types.is_float_dtype(kind):
         raw = values.to_numpy(dtype="float64", na_value=np.nan)
@@ -247,9 +247,10 @@ def validated(
     id seen before in ``jobs`` is a bad record too.
     """
     check = check or RecordCheck()
-    job_rows = list(jobs)
-    job_frame = pd.DataFrame.from_records(job_rows) if job_rows else pd.DataFrame()
+    job_frame, unencodable = _frame(jobs)
     job_frame, job_problems = _check_table(job_frame, JOB_COLUMNS)
+    for row, column, value in unencodable:
+        job_problems.rows.setdefault(row, (column, value, "expected UTF-8 text"))
     if "job_id" in job_frame.columns and len(job_frame):
         repeated = job_frame["job_id"].duplicated(keep="first") & job_frame["job_id"].notna()
         job_problems.add(repeated.to_numpy(dtype=bool), "job_id", job_frame["job_id"],
@@ -257,9 +258,10 @@ def validated(
     bad_jobs: dict[int, tuple[str, str, str]] = dict(job_problems.rows)
     task_frame = None
     if tasks is not None:
-        task_rows = list(tasks)
-        task_frame = pd.DataFrame.from_records(task_rows) if task_rows else pd.DataFrame()
+        task_frame, unencodable = _frame(tasks)
         task_frame, task_problems = _check_table(task_frame, TASK_COLUMNS)
+        for row, column, value in unencodable:
+            task_problems.rows.setdefault(row, (column, value, "expected UTF-8 text"))
         _charge_tasks_to_jobs(job_frame, task_frame, task_problems, bad_jobs)
     source_text = None if source is None else str(source)
     for row in sorted(bad_jobs):
@@ -283,6 +285,27 @@ def validated(
     task_keep = task_frame["job_id"].isin(kept_ids).fillna(False).to_numpy(dtype=bool) \
         if "job_id" in task_frame.columns else np.zeros(len(task_frame), dtype=bool)
     return jobs_out, conform(task_frame[task_keep], source=source, columns=TASK_COLUMNS)
+
+
+def _frame(rows: Iterable[Mapping[str, object]]) -> tuple[pd.DataFrame, list[tuple]]:
+    """The rows as a frame, and (row, column, value) of text that is not valid Unicode (a lone
+    surrogate from a JSON escape), which is blanked: an Arrow-backed frame cannot hold it."""
+    rows = list(rows)
+    if not rows:
+        return pd.DataFrame(), []
+    try:
+        return pd.DataFrame.from_records(rows), []
+    except UnicodeError:
+        pass
+    bad, clean = [], []
+    for i, row in enumerate(rows):
+        fixed = dict(row)
+        for key, value in row.items():
+            if isinstance(value, str) and not _encodes(value):
+                bad.append((i, str(key), _show(value)))
+                fixed[key] = None
+        clean.append(fixed)
+    return pd.DataFrame.from_records(clean), bad
 
 
 def _charge_tasks_to_jobs(job_frame: pd.DataFrame, task_frame: pd.DataFrame,
