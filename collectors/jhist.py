@@ -26,6 +26,7 @@ import io
 import json
 import os
 import re
+import reprlib
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -211,12 +212,18 @@ class _Fields:
         self.body, self.where, self.source = event.body, event.where, source
 
     def _fail(self, key: str, expected: str, value: Any) -> ParseError:
-        return ParseError(f"{key}: expected {expected}, found {value!r}"[:200],
+        return ParseError(f"{key}: expected {expected}, found {reprlib.repr(value)}",
                           source=self.source, where=self.where)
 
     def str(self, key: str) -> str | None:
         value = self.body.get(key)
-        if value is None or isinstance(value, str):
+        if value is None:
+            return value
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate from a JSON escape
+                raise self._fail(key, "UTF-8 text", value) from None
             return value
         raise self._fail(key, "a string", value)
 
