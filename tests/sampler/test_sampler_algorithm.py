@@ -336,3 +336,44 @@ def test_long_last_record_is_read_in_growing_steps(tmp_path: Path) -> None:
     assert data == split.source.read(0, 100_003)
     assert fetched == sum(calls) <= 1.1 * len(data) + 2
     assert len(calls) < 200  # steps grow: not one read per byte
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded memory: splits are made on demand, and many small splits are combined
+
+
+def test_a_one_byte_split_size_lists_no_split(tmp_path: Path) -> None:
+    path = tmp_path / "in"
+    path.write_bytes(b"abcdefghijklmnopqrstuvw\n" * 200_000)  # 4.8 MB: 4.8 million splits
+    splits = local_splits(path, 1)
+    assert len(splits) == path.stat().st_size
+    assert len(splits._files) == 1  # the file, not one object per split
+    s = sample(splits, 10, 2, 16, seed=4)
+    assert len({c.unit for c in s.splits_chosen}) == 10
+    assert s.fraction == pytest.approx(0.1, abs=0.01)
+
+
+def test_many_tiny_files_reach_the_target_fraction(tmp_path: Path) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i in range(2000):
+        (folder / f"part-{i:05d}").write_bytes(b"%05d some record\n" % i)
+    splits = local_splits(folder)
+    assert len(splits) == 2000
+    fractions = [sample(splits, 4, 1, 16, seed=seed).fraction for seed in range(20)]
+    assert statistics.mean(fractions) == pytest.approx(0.25, rel=0.05)
+
+
+def test_sparse_fisher_yates_draws_what_the_list_version_draws() -> None:
+    def listed(n: int, k: int, rng: np.random.Generator) -> list[int]:
+        order = list(range(n))
+        for i in range(k):
+            j = int(rng.integers(i, n))
+            order[i], order[j] = order[j], order[i]
+        return order[:k]
+
+    for seed in range(200):
+        n = seed % 37 + 1
+        k = min(n, seed % 7 + 1)
+        assert choose_splits(n, k, np.random.default_rng(seed)) == listed(
+            n, k, np.random.default_rng(seed))
