@@ -173,6 +173,7 @@ def prepare(*paths: str | os.PathLike[str]) -> None:
     for path in paths:
         recover(path)
         sweep(path)
+        sweep(_journal_of(Path(path)))  # a journal being written when the run died
 
 
 def _alive(pid: int) -> bool:
