@@ -113,7 +113,7 @@ def test_predict_prints_the_prediction_as_json(model_path, tmp_path, capsys):
         2048 * result["SE_m_s"] + 1024 * result["SE_r_s"])
     low, high = result["intervals"]["SE_m_s"]
     assert low <= result["SE_m_s"] <= high
-    assert main(["predict", "-m", str(model_path), "-j", str(job_path),
+    assert main(["predict", "--model", str(model_path), "-j", str(job_path),
                  "--cluster-memory-mb", "8192", "--cluster-vcores", "8"]) == 0
     small = json.loads(capsys.readouterr().out)
     assert small["S"] == result["S"] and small["minE_s"] > result["minE_s"]
@@ -122,21 +122,21 @@ def test_predict_prints_the_prediction_as_json(model_path, tmp_path, capsys):
 def test_predict_errors_are_one_line(model_path, tmp_path, capsys):
     job_path = tmp_path / "job.json"
     job_path.write_text('{"mapreduce.job.maps": "forty", "n_reduces": 1}')
-    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+    _one_line_error(capsys, main(["predict", "--model", str(model_path), "-j", str(job_path)]),
                     "job.json", "key 'mapreduce.job.maps'", "expected a number")
     job_path.write_text('{"n_maps": 40, "n_reduces": 1,')
-    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+    _one_line_error(capsys, main(["predict", "--model", str(model_path), "-j", str(job_path)]),
                     "job.json: line 1, column", "invalid JSON")
     job_path.write_text('{"n_maps": 40, "n_reduces": 2, "map_input_bytes": 1e10}')
-    _one_line_error(capsys, main(["predict", "-m", str(model_path), "-j", str(job_path)]),
+    _one_line_error(capsys, main(["predict", "--model", str(model_path), "-j", str(job_path)]),
                     "missing 'probe_fraction'")
     damaged = tmp_path / "damaged.json"
     damaged.write_text(model_path.read_text()[:500])
-    _one_line_error(capsys, main(["predict", "-m", str(damaged), "-j", str(job_path)]),
+    _one_line_error(capsys, main(["predict", "--model", str(damaged), "-j", str(job_path)]),
                     "damaged.json", "invalid JSON")
     doc = json.loads(model_path.read_text())
     doc["version"] = 99
     other = tmp_path / "other.json"
     other.write_text(json.dumps(doc))
-    _one_line_error(capsys, main(["predict", "-m", str(other), "-j", str(job_path)]),
+    _one_line_error(capsys, main(["predict", "--model", str(other), "-j", str(job_path)]),
                     "other.json", "model format version 99")

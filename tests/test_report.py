@@ -26,7 +26,7 @@ def test_cli_writes_figures_and_scores(tmp_path, records, capsys) -> None:
     model.save(tmp_path / "model.json")
     out = tmp_path / "out"
     assert main(["report", str(trace), "--model", str(tmp_path / "model.json"),
-                 "--out", str(out)]) == 0
+                 "-o", str(out)]) == 0
     for name in ("fig2_SE_m.png", "fig3_SE_r.png", "fig4_S.png", "pairs.parquet",
                  "accuracy.md"):
         assert (out / name).stat().st_size > 0
@@ -53,11 +53,11 @@ def test_prequential_without_a_model(records) -> None:
 
 
 def test_bad_inputs(tmp_path, records, capsys) -> None:
-    assert main(["report", str(tmp_path / "missing.parquet"), "--out", str(tmp_path)]) == 2
+    assert main(["report", str(tmp_path / "missing.parquet"), "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "missing.parquet" in err[0]
     trace = write_trace(records.iloc[:5], tmp_path / "tiny.parquet")
-    assert main(["report", str(trace), "--out", str(tmp_path / "o")]) == 2
+    assert main(["report", str(trace), "-o", str(tmp_path / "o")]) == 2
     assert "prequential predictions start after" in capsys.readouterr().err
     with pytest.raises(ModelError, match=r"tiny\.parquet"):
         accuracy(records.iloc[:5], trace=str(trace))

@@ -1,9 +1,10 @@
 """The ``jobsize`` command line.
 
-Each module in this package is one command (or command group) and defines
-``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking the parsed
-arguments and returning an exit status. Commands are discovered, so adding one touches no other
-file. A :class:`jobsize.errors.JobsizeError` is printed as one line and exits 2; Ctrl-C exits
+Each command is one module in this package defining ``register(subparsers)``, which adds its
+parser and sets ``func`` to a callable taking the parsed arguments and returning an exit status.
+:data:`COMMANDS` names them with their one-line help, so ``jobsize --help`` imports no command
+and ``jobsize CMD`` imports only CMD's module (commands import the heavy libraries inside
+``run``). A :class:`jobsize.errors.JobsizeError` is printed as one line and exits 2; Ctrl-C exits
 130 and SIGTERM 143, both after the run has unwound (temporary files removed, fetched jobs
 saved).
 """
@@ -12,29 +13,56 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 
 from jobsize import __version__
-from jobsize.errors import JobsizeError
+
+#: command name → (module in this package, one-line help), in the order ``--help`` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "fit": ("fit", "fit the SE_m/SE_r models on a trace; report R² beside the paper's"),
+    "predict": ("predict", "predict one job's size (SE_m, SE_r, S, minE, APB, intervals) as JSON"),
+    "probe": ("probe", "probe a job: its functions over a sample, one map and one reduce"),
+    "sample": ("sample", "draw a probing job's sample of a job's input (Algorithm 1)"),
+    "run": ("run", "run a streaming job on the local MapReduce engine"),
+    "collect": ("collect",
+                "collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)"),
+    "bench-trace": ("bench_trace", "measure a reference trace: draw jobs like FB-2009, probe "
+                    "and run them locally"),
+    "report": ("report", "size-model accuracy on a trace: predicted vs actual SE_m, SE_r, S"),
+    "simulate": ("simulate", "run schedulers on a workload in the simulator"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv`` (its first argument that is not an option), if known."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``jobsize`` parser; only ``command``'s module is imported (every one when None)."""
     parser = argparse.ArgumentParser(
         prog="jobsize",
         description="Predict Hadoop MapReduce job sizes from a probing run; "
         "evaluate size-based schedulers on them.",
     )
     parser.add_argument("--version", action="version", version=f"jobsize {__version__}")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress output on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        module.register(sub)
+    for name, (module, summary) in COMMANDS.items():
+        if command is None or name == command:
+            importlib.import_module(f"{__name__}.{module}").register(sub)
+            sub.choices[name].add_argument(  # also after the command word
+                "--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                help="no progress output on stderr")
+        else:  # a stand-in that lists the command in --help; never parsed
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
 
 
@@ -48,8 +76,17 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    from jobsize.errors import JobsizeError
+    from jobsize.progress import configure
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_of(argv)
+    parser = build_parser(command) if command else build_parser("")
     args = parser.parse_args(argv)
+    for dest, flag in getattr(args, "_required", {}).items():
+        if getattr(args, dest, None) is None:
+            parser.error(f"{args.command}: the following arguments are required: {flag}")
+    configure(quiet=args.quiet)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)

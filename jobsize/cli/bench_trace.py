@@ -1,7 +1,7 @@
 """``jobsize bench-trace``: measure a reference trace of jobs drawn like Facebook's 2009 workload.
 
     jobsize bench-trace --jobs N --seed S -o DIR [--split-size BYTES] [--map-scale K]
-                        [--workloads NAME,...] [--workers W] [--input-cache BYTES] [--dry-run]
+                        [--workloads NAME,...] [--parallel W] [--input-cache BYTES] [--dry-run]
 
 Each job is generated, probed, run on the local engine and recorded from its own .jhist into
 DIR/trace.parquet. Run the same command again to resume after an interruption, or with a larger
@@ -20,8 +20,7 @@ from rich.table import Table
 from jobsize.benchtrace import BenchTrace, Distribution, JobOutcome, summarize
 from jobsize.benchtrace.draw import Draw
 from jobsize.benchtrace.runner import INPUT_BUDGET
-from jobsize.cli.run import count
-from jobsize.cli.sample import byte_size
+from jobsize.cli._options import add_parallel, byte_size, count
 from jobsize.progress import progress_bar
 from jobsize.workloads import WORKLOADS
 
@@ -68,8 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workloads", type=_names, default=defaults.workloads,
                         metavar="NAME,...", help="reference workloads to draw from "
                         "(default: all)")
-    parser.add_argument("--workers", type=count(1), default=None, metavar="W",
-                        help="engine process pool size (default: the machine's cores)")
+    add_parallel(parser, help="engine process pool size (default: the free cores)")
     parser.add_argument("--input-cache", type=byte_size, default=INPUT_BUDGET,
                         metavar="BYTES", help="generated input kept for later jobs "
                         f"(default: {INPUT_BUDGET >> 30}G)")
@@ -89,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     dist = Distribution(split_bytes=args.split_size, map_scale=args.map_scale,
                         workloads=args.workloads, split_sizes=args.split_sizes,
                         partial_splits=args.partial_splits)
-    bench = BenchTrace(args.output, args.seed, dist, workers=args.workers,
+    bench = BenchTrace(args.output, args.seed, dist, workers=args.parallel,
                        input_budget=args.input_cache)
     draws = bench.plan(args.jobs)
     console = Console()

@@ -1,7 +1,7 @@
 """``jobsize collect``: turn Hadoop's job histories, REST APIs and traces into job records.
 
     jobsize collect jhs URL -o TRACE [--since T] [--until T] [--user U] [--queue Q] [--state S]
-                                     [--limit N] [--workers N] [--no-attempts] [HTTP options]
+                                     [--limit N] [--parallel N] [--no-attempts] [HTTP options]
     jobsize collect jhist PATH... -o TRACE
     jobsize collect rumen FILE -o TRACE
     jobsize collect sls FILE -o TRACE
@@ -29,10 +29,10 @@ from typing import Any
 import pandas as pd
 
 from jobsize.atomic import prepare
+from jobsize.cli._options import hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 from jobsize.schema import empty_tasks, tasks_path, write_trace, write_trace_with_tasks
-from jobsize.validation import POLICIES, RecordCheck
 
 
 def _since(text: str) -> int | str:
@@ -94,10 +94,16 @@ def _http_options(args: argparse.Namespace, pool: int = 16) -> dict[str, Any]:
 
 
 def _record_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--on-bad-record", choices=POLICIES, default="fail",
+    parser.add_argument("--on-bad-record", choices=("fail", "skip"), default="fail",
                         help="a job with an impossible value (a negative count, an unknown "
                         "state, ...): fail (stop and name it; the default) or skip (leave it "
                         "out, list it on stderr)")
+
+
+def _check(args: argparse.Namespace) -> Any:
+    from jobsize.validation import RecordCheck
+
+    return RecordCheck(args.on_bad_record)
 
 
 def _report(rejected: list) -> None:
@@ -126,8 +132,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     jhs.add_argument("--queue", metavar="Q")
     jhs.add_argument("--state", choices=("SUCCEEDED", "FAILED", "KILLED", "ERROR"))
     jhs.add_argument("--limit", type=_positive, metavar="N", help="at most N jobs listed")
-    jhs.add_argument("--workers", type=_positive, default=8, metavar="N",
+    jhs.add_argument("--parallel", type=_positive, default=8, metavar="N",
                      help="jobs fetched at once (default: 8)")
+    hidden_alias(jhs, "--workers", dest="parallel", type=_positive)
     jhs.add_argument("--no-attempts", action="store_true",
                      help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
     jhs.add_argument("--checkpoint", type=_positive, default=200, metavar="N",
@@ -183,7 +190,7 @@ def _run_jhs(args: argparse.Namespace) -> int:
                       finished_begin_ms=None if since == "last" else since,
                       finished_end_ms=None if args.until == "last" else args.until,
                       limit=args.limit)
-    options = HttpOptions(**_http_options(args, pool=args.workers))
+    options = HttpOptions(**_http_options(args, pool=args.parallel))
     with contextlib.ExitStack() as stack:
         advance: list = []
 
@@ -191,10 +198,10 @@ def _run_jhs(args: argparse.Namespace) -> int:
             advance.append(stack.enter_context(progress_bar("jobs", total=total)))
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
-                             attempts=not args.no_attempts, workers=args.workers,
+                             attempts=not args.no_attempts, workers=args.parallel,
                              checkpoint=args.checkpoint, options=options, on_total=on_total,
                              advance=lambda n=1: advance[0](n) if advance else None,
-                             check=RecordCheck(args.on_bad_record))
+                             check=_check(args))
     _report(result.rejected)
     print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
           f" ({result.listed} listed)")
@@ -211,7 +218,7 @@ def _run_jhist(args: argparse.Namespace) -> int:
     from jobsize.collectors.jhist import collect_jhist, find_jhist
 
     total = len(find_jhist(args.paths))
-    check = RecordCheck(args.on_bad_record)
+    check = _check(args)
     with progress_bar("history files", total=total) as advance:
         jobs, tasks = collect_jhist(args.paths, advance=advance, check=check)
     _report(check.rejected)
@@ -224,7 +231,7 @@ def _run_jhist(args: argparse.Namespace) -> int:
 
 def _run_trace(args: argparse.Namespace) -> int:
     tasks = None
-    check = RecordCheck(args.on_bad_record)
+    check = _check(args)
     if args.kind == "rumen":
         from jobsize.collectors.rumen import read_rumen
         jobs, tasks = read_rumen(args.file, check=check)

@@ -18,9 +18,9 @@ import sys
 from typing import Any
 
 from jobsize.boundedjson import loads
+from jobsize.cli._options import hidden_alias, require
 from jobsize.errors import InputError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
-from jobsize.predictor import predict
 
 _SECTIONS = ("conf", "job", "probe")
 #: Largest job file read: a job's conf and probe record take a few hundred kilobytes.
@@ -46,8 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "objects). Prints SE_m and SE_r (s), S (MB·s, vcore·s), minE (s), APB (MB, vcores) and "
         "prediction intervals as JSON.",
     )
-    parser.add_argument("--model", "-m", required=True, metavar="MODEL.json",
-                        help="model file written by `jobsize fit -o`")
+    parser.add_argument("--model", metavar="MODEL.json",
+                        help="model file written by `jobsize fit -o` (required)")
+    hidden_alias(parser, "-m", dest="model")
+    require(parser, "model", "--model")
     parser.add_argument("--job", "-j", required=True, metavar="JOB.json",
                         help="the job: conf values plus probe record; - for standard input")
     parser.add_argument("--cluster-memory-mb", type=_positive, default=PAPER_CLUSTER.memory,
@@ -60,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jobsize.predictor import predict
+
     source = "<stdin>" if args.job == "-" else args.job
     job = read_job(args.job)
     cluster = Resources(args.cluster_memory_mb, args.cluster_vcores)

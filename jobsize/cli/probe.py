@@ -20,11 +20,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jobsize.atomic import atomic_write
-from jobsize.cli.run import add_job_arguments, containers, count, reducer_of
-from jobsize.cli.sample import add_webhdfs_arguments, webhdfs_options
-from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
-from jobsize.errors import InputError
+from jobsize.cli._options import (
+    add_job_arguments,
+    add_webhdfs_arguments,
+    containers,
+    count,
+    reducer_of,
+    webhdfs_options,
+)
 
 DEFAULT_SAMPLE_DIR = "jobsize-probe-sample"
 
@@ -67,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
     """The split size the job itself would use for local input (Hadoop's goal size), so the
     sampler sees the job's N_m splits; for WebHDFS input the given size or the block size."""
+    from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
     from jobsize.sampler.webhdfs import is_webhdfs_url
 
     if any(is_webhdfs_url(i) for i in inputs):
@@ -115,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
 def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     """Write the sample locally, one file per input file (the mapper keeps seeing each file's
     name); return the upload command and the cluster probe command."""
+    from jobsize.atomic import atomic_write
+    from jobsize.errors import InputError
     from jobsize.sampler.probespec import render_hadoop
 
     sample = spec.take_sample(**webhdfs_options(args))

@@ -1,6 +1,6 @@
 """``jobsize report``: the size model's accuracy on a trace — the paper's Figures 2-4.
 
-    jobsize report TRACE [--model MODEL.json] --out DIR [--features F] [--method M]
+    jobsize report TRACE [--model MODEL.json] -o DIR [--features F] [--method M]
 
 Writes fig2_SE_m.png, fig3_SE_r.png, fig4_S.png (predicted against actual, log-log, with the
 diagonal), pairs.parquet and accuracy.md (R² beside the paper's) into DIR and prints the
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jobsize.cli._options import add_output
 from jobsize.models.design import FEATURE_SETS
 from jobsize.models.variance import METHODS
 
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="prequential mode: probe (the paper's) or actual counters")
     p.add_argument("--method", choices=METHODS, default="gls",
                    help="prequential mode: fitting method (default gls)")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     p.set_defaults(func=run)
 
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     records = read_trace(args.trace)
     report = accuracy(records, args.model, trace=str(args.trace), features=args.features,
                       method=args.method)
-    write_accuracy_report(report, args.out)
+    write_accuracy_report(report, args.output)
     print(markdown(report))
-    print(f"figures and pairs in {args.out}")
+    print(f"figures and pairs in {args.output}")
     return 0

@@ -12,39 +12,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from jobsize.atomic import commit_together, prepare
-from jobsize.errors import InputError
-from jobsize.progress import progress_bar
-from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS, plan, sample
-from jobsize.sampler.splits import input_splits, total_bytes
-from jobsize.schema import uber_eligible
+from jobsize.cli._options import (
+    add_output,
+    add_task_counts,
+    add_webhdfs_arguments,
+    byte_size,
+    count,
+    webhdfs_options,
+)
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def byte_size(text: str) -> int:
-    """``65536``, ``64K``, ``64M``, ``1G`` (binary units; a trailing ``B``/``iB`` is allowed)."""
-    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", text, flags=re.IGNORECASE)
-    if not match or int(match.group(1)) < 1:
-        raise argparse.ArgumentTypeError(f"not a positive byte size: {text!r} (e.g. 64M)")
-    return int(match.group(1)) * _UNITS[match.group(2).upper()]
-
-
-def _count(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-    return parse
+#: ``sampledSplitsUpperBound``'s default (``jobsize.sampler.sampling.DEFAULT_MAX_SPLITS``).
+DEFAULT_MAX_SPLITS = 10
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,11 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="local file or directory, or a WebHDFS URL")
-    parser.add_argument("--maps", "-m", dest="n_maps", type=_count(1), required=True,
-                        metavar="N", help="the job's number of map tasks N_m")
-    parser.add_argument("--reduces", "-r", dest="n_reduces", type=_count(0), required=True,
-                        metavar="R", help="the job's number of reduce tasks N_r (0: map-only)")
-    parser.add_argument("--max-splits", type=_count(1), default=DEFAULT_MAX_SPLITS, metavar="K",
+    add_task_counts(parser, reduces_default=None)
+    parser.add_argument("--max-splits", type=count(1), default=DEFAULT_MAX_SPLITS, metavar="K",
                         help=f"most splits to sample from (default {DEFAULT_MAX_SPLITS})")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="random seed (default: a fresh one, recorded in SAMPLE.json)")
@@ -71,32 +48,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--recursive", action="store_true",
                         help="include files in subdirectories of input directories")
     add_webhdfs_arguments(parser)
-    parser.add_argument("-o", "--output", required=True, metavar="SAMPLE",
-                        help="where to write the sample (metadata goes to SAMPLE.json)")
+    add_output(parser, metavar="SAMPLE",
+               help="where to write the sample (metadata goes to SAMPLE.json)")
     parser.set_defaults(func=run)
 
 
-def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
-    """How to authenticate to WebHDFS inputs (``sample`` and ``probe``)."""
-    parser.add_argument("--user", default=None,
-                        help="WebHDFS user.name (default $HADOOP_USER_NAME or the login name)")
-    parser.add_argument("--delegation", default=None, metavar="TOKEN",
-                        help="WebHDFS delegation token")
-    parser.add_argument("--kerberos", action="store_true",
-                        help="WebHDFS with SPNEGO authentication from your Kerberos ticket "
-                        "(needs pip install 'jobsize[kerberos]')")
-
-
-def webhdfs_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``jobsize.sampler.splits.input_splits`` options of :func:`add_webhdfs_arguments`."""
-    options: dict[str, Any] = {"user": args.user, "delegation": args.delegation}
-    if args.kerberos:
-        from jobsize.collectors.rest import spnego_auth
-        options["auth"] = spnego_auth()
-    return options
-
-
 def run(args: argparse.Namespace) -> int:
+    from jobsize.atomic import commit_together, prepare
+    from jobsize.errors import InputError
+    from jobsize.progress import progress_bar
+    from jobsize.sampler.sampling import plan, sample
+    from jobsize.sampler.splits import input_splits, total_bytes
+    from jobsize.schema import uber_eligible
+
     out = Path(args.output)
     if out.is_dir():
         raise InputError("is a directory, expected a file name for the sample", source=out)

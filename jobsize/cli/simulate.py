@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 
@@ -29,11 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
                    "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill "
                    "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair")
-    p.add_argument("--model", choices=("yarn", "slots", "fluid"), default="yarn",
+    p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
+                   default="yarn",
                    help="YARN containers (default), MRv1 slots, or the fluid job-level model")
+    hidden_alias(p, "--model", dest="cluster_model", choices=("yarn", "slots", "fluid"))
     p.add_argument("--cluster", default="8x8g×8", metavar="NODES×MEM×VCORES",
                    help="nodes, e.g. 8x8g×8 (the paper's) or 4x8192x8+2x16g×16; with "
-                   "--model slots NODES×MAPS×REDUCES (default 8x8g×8)")
+                   "--cluster-model slots NODES×MAPS×REDUCES (default 8x8g×8)")
     p.add_argument("--segments", default="200/50", metavar="SIZE/OVERLAP",
                    help="jobs per segment and overlap (default 200/50)")
     p.add_argument("--seeds", default="0", help="comma-separated seeds of the size error "
@@ -62,14 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="lognormal σ of per-task duration noise (0.3)")
     p.add_argument("--rcp-alpha", type=float, default=2.0, help="α of eq 11 (default 2)")
     p.add_argument("--rcp-beta", type=float, default=5.0, help="β of eq 11 (default 5)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--parallel", type=int, default=1, metavar="N",
                    help="parallel simulations (joblib; -1 = all cores)")
+    hidden_alias(p, "--jobs", dest="parallel", type=int)
     p.add_argument("--backend", help="joblib backend (loky, threading, dask, ray, ...)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
-    from jobsize.sim.reproduce import add_arguments as add_reproduction_arguments
-
-    add_reproduction_arguments(p)
+    add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
+    _add_reproduction_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -108,9 +110,7 @@ def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "reproduce", None):
-        from jobsize.sim.reproduce import run as run_reproduction
-
-        return run_reproduction(args)
+        return _run_reproduction(args)
     import contextlib
 
     import joblib
@@ -125,30 +125,30 @@ def run(args: argparse.Namespace) -> int:
 
     seeds = _seeds(args.seeds)
     names = tuple(s.strip().lower() for s in args.schedulers.split(",") if s.strip())
-    known = POLICIES if args.model == "fluid" else SCHEDULERS
+    known = POLICIES if args.cluster_model == "fluid" else SCHEDULERS
     for name in names:
         if name not in known:
-            raise ConfigError(f"--schedulers: unknown {name!r} for the {args.model} model; "
+            raise ConfigError(f"--schedulers: unknown {name!r} for the {args.cluster_model} model; "
                               f"known: {', '.join(known)}")
     sources = _size_sources(args, seeds)
-    cluster = Cluster.parse(args.cluster, slots=args.model == "slots")
+    cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
     workload.check_fits(cluster)
     config = SweepConfig(
         schedulers=names, seeds=seeds, sigma=args.sigma,
-        model="fluid" if args.model == "fluid" else "yarn",
+        model="fluid" if args.cluster_model == "fluid" else "yarn",
         segmentation=Segmentation.parse(args.segments), capacity_queues=args.capacity_queues,
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
-                     "max_am_share": args.max_am_share} if args.model != "fluid" else {},
-        fair_name="ps" if args.model == "fluid" else "fair",
+                     "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
+        fair_name="ps" if args.cluster_model == "fluid" else "fair",
         rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources)
     backend = (joblib.parallel_config(backend=args.backend) if args.backend
                else contextlib.nullcontext())
     with backend, progress_bar("simulating", total=n_runs(workload, config)) as advance:
-        per_job = run_sweep(workload, cluster, config, n_jobs=args.jobs, advance=advance)
+        per_job = run_sweep(workload, cluster, config, n_jobs=args.parallel, advance=advance)
     summary = summarize(per_job)
-    out: Path = args.out
+    out: Path = args.output
     out.mkdir(parents=True, exist_ok=True)
     _write_parquet(per_job, out / "jobs.parquet")
     _write_parquet(summary, out / "summary.parquet")
@@ -188,3 +188,75 @@ def _markdown(summary, name: str, cluster, config) -> str:
         cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
         buf.write("| " + " | ".join(cells) + " |\n")
     return buf.getvalue()
+
+
+def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
+    """The size sources' and the FSPY reproduction's options of ``jobsize simulate``."""
+    from jobsize.sim.reproduce import BASELINES, COMPARED, FOCUS_GROUP
+
+    g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
+    g.add_argument("--reproduce", choices=("fspy",),
+                   help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
+                   "every segment; Figs 5-10 as PNGs and report.md")
+    g.add_argument("--size-source", metavar="SPEC",
+                   help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
+                   "errors[:TRACE] (prediction errors measured prequentially on the reference "
+                   "trace, by size decile; the reproduction's default), exact, exact+probe, "
+                   "lognormal:σ, model:MODEL.json (default without --reproduce: --sigma)")
+    g.add_argument("--reference", metavar="TRACE",
+                   help="reference trace of the error distribution (default: the bundled one)")
+    g.add_argument("--probe-startup", type=float, default=5.0, metavar="S",
+                   help="fixed seconds of a modelled probe, before its share of the job's "
+                   "work (default 5)")
+    g.add_argument("--probe-share", type=float, default=0.1,
+                   help="FSPY's probing-queue share of the cluster (default 0.1)")
+    g.add_argument("--compare", default=",".join(COMPARED),
+                   help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt, "
+                   "fair-plain "
+                   f"(default {','.join(COMPARED)})")
+    g.add_argument("--fair-baseline", choices=tuple(BASELINES), default="reserve",
+                   help="Fair with node reservations, as Hadoop's (default), or plain")
+    g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
+                   help="RCP group of the per-job figures (default 6)")
+
+
+def _run_reproduction(args: argparse.Namespace) -> int:
+    """``jobsize simulate --reproduce fspy``."""
+    import contextlib
+    import time
+
+    import joblib
+
+    from jobsize.sim.cluster import Cluster
+    from jobsize.sim.load import load_workload
+    from jobsize.sim.metrics import Segmentation
+    from jobsize.sim.predicted import ProbeCost, parse_size_source
+    from jobsize.sim.reproduce import n_tasks, reproduce, write_report
+
+    seed = _seeds(args.seeds)[0]
+    cluster = Cluster.parse(args.cluster)
+    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
+                             seed=seed)
+    workload.check_fits(cluster)
+    probe = ProbeCost(startup_s=args.probe_startup)
+    source = parse_size_source(args.size_source or "errors", seed=seed, probe=probe,
+                               reference=args.reference)
+    compare = tuple(s.strip().lower() for s in args.compare.split(",") if s.strip())
+    names = ("fair", "fspy", *compare)
+    segmentation = Segmentation.parse(args.segments)
+    options = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
+               "max_am_share": args.max_am_share}
+    backend = (joblib.parallel_config(backend=args.backend) if args.backend
+               else contextlib.nullcontext())
+    t0 = time.perf_counter()
+    with backend, progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \
+            as advance:
+        rep = reproduce(workload, cluster, size_source=source, schedulers=names,
+                        segmentation=segmentation, rcp_alpha=args.rcp_alpha,
+                        rcp_beta=args.rcp_beta, sim_options=options,
+                        probe_share=args.probe_share, fair_baseline=args.fair_baseline,
+                        n_jobs=args.parallel, advance=advance)
+    rep.meta["elapsed_s"] = time.perf_counter() - t0
+    write_report(rep, args.output, group=args.rcp_group, figures=not args.no_figures)
+    print((args.output / "report.md").read_text())
+    return 0

@@ -36,10 +36,8 @@ CLI: ``jobsize simulate --reproduce fspy --workload FB-2009.tsv --out DIR``.
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +60,7 @@ from jobsize.sim.metrics import (
     summarize,
 )
 from jobsize.sim.policy import Policy
-from jobsize.sim.predicted import ProbeCost, describe_source, parse_size_source
+from jobsize.sim.predicted import ProbeCost, describe_source
 from jobsize.sim.schedulers import SRPT, Fair
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.schedulers.hfsp import HFSP
@@ -456,77 +454,3 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     if figures:
         w(f"\nFigures: {', '.join(figures)}.\n")
     return buf.getvalue()
-
-
-# ---------------------------------------------------------------------------------------------
-# CLI hooks for ``jobsize simulate --reproduce fspy``
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the reproduction's options to ``jobsize simulate`` (idempotent)."""
-    if "--reproduce" in parser._option_string_actions:
-        return
-    g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy",),
-                   help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
-                   "every segment; Figs 5-10 as PNGs and report.md")
-    g.add_argument("--size-source", metavar="SPEC",
-                   help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
-                   "errors[:TRACE] (prediction errors measured prequentially on the reference "
-                   "trace, by size decile; the reproduction's default), exact, exact+probe, "
-                   "lognormal:σ, model:MODEL.json (default without --reproduce: --sigma)")
-    g.add_argument("--reference", metavar="TRACE",
-                   help="reference trace of the error distribution (default: the bundled one)")
-    g.add_argument("--probe-startup", type=float, default=5.0, metavar="S",
-                   help="fixed seconds of a modelled probe, before its share of the job's "
-                   "work (default 5)")
-    g.add_argument("--probe-share", type=float, default=0.1,
-                   help="FSPY's probing-queue share of the cluster (default 0.1)")
-    g.add_argument("--compare", default=",".join(COMPARED),
-                   help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt, "
-                   "fair-plain "
-                   f"(default {','.join(COMPARED)})")
-    g.add_argument("--fair-baseline", choices=tuple(BASELINES), default="reserve",
-                   help="Fair with node reservations, as Hadoop's (default), or plain")
-    g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
-                   help="RCP group of the per-job figures (default 6)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """``jobsize simulate --reproduce fspy``: the arguments of ``jobsize simulate`` plus
-    :func:`add_arguments`'."""
-    import contextlib
-
-    import joblib
-
-    from jobsize.cli.simulate import _cost_model, _seeds
-    from jobsize.progress import progress_bar
-    from jobsize.sim.load import load_workload
-
-    seed = _seeds(args.seeds)[0]
-    cluster = Cluster.parse(args.cluster)
-    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
-                             seed=seed)
-    workload.check_fits(cluster)
-    probe = ProbeCost(startup_s=args.probe_startup)
-    source = parse_size_source(args.size_source or "errors", seed=seed, probe=probe,
-                               reference=args.reference)
-    compare = tuple(s.strip().lower() for s in args.compare.split(",") if s.strip())
-    names = ("fair", "fspy", *compare)
-    segmentation = Segmentation.parse(args.segments)
-    options = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
-               "max_am_share": args.max_am_share}
-    backend = (joblib.parallel_config(backend=args.backend) if args.backend
-               else contextlib.nullcontext())
-    t0 = time.perf_counter()
-    with backend, progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \
-            as advance:
-        rep = reproduce(workload, cluster, size_source=source, schedulers=names,
-                        segmentation=segmentation, rcp_alpha=args.rcp_alpha,
-                        rcp_beta=args.rcp_beta, sim_options=options,
-                        probe_share=args.probe_share, fair_baseline=args.fair_baseline,
-                        n_jobs=args.jobs, advance=advance)
-    rep.meta["elapsed_s"] = time.perf_counter() - t0
-    write_report(rep, args.out, group=args.rcp_group, figures=not args.no_figures)
-    print((args.out / "report.md").read_text())
-    return 0

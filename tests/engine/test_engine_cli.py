@@ -24,7 +24,7 @@ def test_run_writes_output_history_and_prints_the_record(programs, three_lines, 
     code = main(["run", "--input", str(three_lines), "--mapper", shlex.join(programs["wc_map"]),
                  "--reducer", shlex.join(programs["wc_reduce"]), "--maps", "3", "--reduces",
                  "2", "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out"),
-                 "-D", "mapreduce.map.memory.mb=2048", "--name", "wc", "--workers", "2"])
+                 "-D", "mapreduce.map.memory.mb=2048", "--name", "wc", "--parallel", "2"])
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["state"] == "SUCCEEDED"

@@ -43,7 +43,7 @@ def test_sample_command_writes_the_sample_and_its_metadata(tmp_path: Path,
 def test_without_a_seed_the_drawn_seed_reproduces_the_sample(tmp_path: Path) -> None:
     path = _input(tmp_path)
     out = tmp_path / "s"
-    assert main(["sample", str(path), "-m", "8", "-r", "0", "-o", str(out)]) == 0
+    assert main(["sample", str(path), "--maps", "8", "-r", "0", "-o", str(out)]) == 0
     seed = json.loads((tmp_path / "s.json").read_text())["seed"]
     assert out.read_bytes() == sample(local_splits(path), 8, 0, seed=seed).data
 
@@ -52,7 +52,7 @@ def test_bad_input_is_one_line_and_exit_2_and_keeps_the_old_sample(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "sample"
     out.write_bytes(b"previous sample\n")
-    code = main(["sample", str(tmp_path / "nope.txt"), "-m", "4", "-r", "1", "-o", str(out)])
+    code = main(["sample", str(tmp_path / "nope.txt"), "--maps", "4", "-r", "1", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert err == f"jobsize: error: {tmp_path / 'nope.txt'}: no such file or directory\n"
@@ -71,7 +71,7 @@ def test_bad_options_exit_2(tmp_path: Path, argv: list[str]) -> None:
 
 def test_output_that_is_a_directory_is_refused(tmp_path: Path,
                                                capsys: pytest.CaptureFixture) -> None:
-    code = main(["sample", str(_input(tmp_path)), "-m", "2", "-r", "1", "-o", str(tmp_path)])
+    code = main(["sample", str(_input(tmp_path)), "--maps", "2", "-r", "1", "-o", str(tmp_path)])
     assert code == 2 and "is a directory" in capsys.readouterr().err
 
 

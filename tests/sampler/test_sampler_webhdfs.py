@@ -292,7 +292,7 @@ def test_sample_cli_kerberos_sends_spnego(hdfs: FakeHdfs, httpserver: HTTPServer
     monkeypatch.setattr(jobsize.collectors.rest, "spnego_auth", _Negotiate)
     out = tmp_path / "s"
     url = f"webhdfs://{_nn(httpserver)}/data/a.txt"
-    assert main(["sample", url, "-m", "4", "-r", "1", "--kerberos", "-o", str(out)]) == 0
+    assert main(["sample", url, "--maps", "4", "-r", "1", "--kerberos", "-o", str(out)]) == 0
     assert hdfs.authorization and set(hdfs.authorization) == {"Negotiate dGlja2V0"}
     assert out.stat().st_size > 0
 
@@ -306,7 +306,7 @@ def test_sample_cli_kerberos_without_the_extra_is_one_line(tmp_path: Path, capsy
         pytest.skip("the kerberos extra is installed")
     from jobsize.cli import main
 
-    code = main(["sample", "webhdfs://127.0.0.1:9/x", "-m", "2", "-r", "1", "--kerberos",
+    code = main(["sample", "webhdfs://127.0.0.1:9/x", "--maps", "2", "-r", "1", "--kerberos",
                  "-o", str(tmp_path / "s")])
     err = capsys.readouterr().err
     assert code == 2 and "pip install 'jobsize[kerberos]'" in err and len(err.splitlines()) == 1

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pandas as pd
 import pytest
 from jobsize.models.synthetic import linear_trace
 
-from jobsize.cli import simulate as simulate_cli
+from jobsize.cli import main
 from jobsize.schema import write_trace
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.costmodel import read_swim_workload
 from jobsize.sim.metrics import Segmentation
 from jobsize.sim.predicted import WithProbe
 from jobsize.sim.reproduce import (
-    add_arguments,
     fairness,
     focus_group,
     reproduce,
     response_ratios,
-    run,
     write_report,
 )
 from jobsize.sim.size_sources import ExactSizes
@@ -74,17 +70,11 @@ def test_reproduction_on_a_small_workload(small, tmp_path) -> None:
 def test_cli_reproduce_with_a_measured_error_distribution(shared, tmp_path, capsys) -> None:
     # the errors come from a synthetic trace here (the mechanics); the report names it
     trace = write_trace(linear_trace(80, seed=2), tmp_path / "errors.parquet")
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    simulate_cli.register(sub)
-    add_arguments(sub.choices["simulate"])
-    add_arguments(sub.choices["simulate"])  # idempotent
     workload = shared / "swim" / FIRST50
-    args = parser.parse_args([
+    assert main([
         "simulate", "--reproduce", "fspy", "--workload", str(workload), "--segments", "25/5",
         "--cluster", "2x8g×8", "--size-source", f"errors:{trace}", "--compare", "fspy+ps",
-        "--out", str(tmp_path / "out"), "--no-figures"])
-    assert run(args) == 0
+        "-o", str(tmp_path / "out"), "--no-figures"]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
     assert "prequential errors of errors.parquet" in text
     assert "| fspy+ps |" in text and "hfsp" not in text.split("## Simulation time")[1]

@@ -91,7 +91,7 @@ def test_cli_simulate(shared, tmp_path, capsys) -> None:
     status = main(["simulate", "--workload",
                    str(shared / "swim" / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"),
                    "--schedulers", "fifo,fair,srpt", "--segments", "20/5",
-                   "--cluster", "2x8g×8", "--out", str(out)])
+                   "--cluster", "2x8g×8", "-o", str(out)])
     assert status == 0
     jobs = pd.read_parquet(out / "jobs.parquet")
     assert set(jobs.scheduler) == {"fifo", "fair", "srpt"}
@@ -103,9 +103,9 @@ def test_cli_simulate(shared, tmp_path, capsys) -> None:
         assert (out / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert "RCP = 2·ln" in (out / "summary.md").read_text()
     assert main(["simulate", "--workload", "synthetic:5", "--schedulers", "nope",
-                 "--out", str(out)]) == 2
+                 "-o", str(out)]) == 2
     assert "unknown 'nope'" in capsys.readouterr().err
-    assert main(["simulate", "--workload", str(tmp_path / "none.tsv"), "--out",
+    assert main(["simulate", "--workload", str(tmp_path / "none.tsv"), "-o",
                  str(out)]) == 2
 
 
@@ -113,7 +113,7 @@ def test_cli_simulate_runs_the_size_based_schedulers_by_name(tmp_path, capsys) -
     out = tmp_path / "out"
     status = main(["simulate", "--workload", "synthetic:40", "--schedulers",
                    "fair,fspy,hfsp,fair+reserve", "--segments", "20/5", "--cluster", "2x8g×8",
-                   "--no-figures", "--out", str(out)])
+                   "--no-figures", "-o", str(out)])
     assert status == 0
     jobs = pd.read_parquet(out / "jobs.parquet")
     assert set(jobs.scheduler) == {"fair", "fspy", "hfsp", "fair+reserve"}
@@ -147,8 +147,8 @@ def test_cli_simulate_size_source(tmp_path, capsys) -> None:
     out = tmp_path / "out"
     assert main(["simulate", "--workload", "synthetic:30", "--schedulers", "fair,srpt",
                  "--size-source", "lognormal:0.5", "--segments", "30/10", "--cluster",
-                 "2x8g×8", "--no-figures", "--out", str(out)]) == 0
+                 "2x8g×8", "--no-figures", "-o", str(out)]) == 0
     assert "size estimates: lognormal" in (out / "summary.md").read_text()
     assert main(["simulate", "--workload", "synthetic:30", "--sigma", "0.5", "--size-source",
-                 "exact", "--out", str(out)]) == 2
+                 "exact", "-o", str(out)]) == 2
     assert "give one" in capsys.readouterr().err

@@ -1,0 +1,167 @@
+"""Options that several commands share, in one vocabulary.
+
+Every command spells the same idea the same way: ``-o/--output`` for what it writes,
+``--parallel N`` for worker processes, ``--seed`` for randomness, ``--model`` for a model file.
+Spellings of earlier releases stay accepted as hidden aliases (:func:`hidden_alias`) for one
+release. This module imports nothing heavy, so ``jobsize CMD --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+#: -D keys that set container sizes, and the ``Containers`` field each sets.
+CONTAINER_KEYS = {
+    "mapreduce.map.memory.mb": "map_memory_mb",
+    "mapreduce.map.cpu.vcores": "map_vcores",
+    "mapreduce.reduce.memory.mb": "reduce_memory_mb",
+    "mapreduce.reduce.cpu.vcores": "reduce_vcores",
+    "yarn.app.mapreduce.am.resource.mb": "am_memory_mb",
+    "yarn.app.mapreduce.am.resource.cpu-vcores": "am_vcores",
+}
+
+
+def byte_size(text: str) -> int:
+    """``65536``, ``64K``, ``64M``, ``1G`` (binary units; a trailing ``B``/``iB`` is allowed)."""
+    match = re.fullmatch(r"\s*(\d{1,15})\s*([KMGT]?)(?:I?B)?\s*", text, flags=re.IGNORECASE)
+    if not match or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive byte size: {text!r} (e.g. 64M)")
+    return int(match.group(1)) * _UNITS[match.group(2).upper()]
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An integer option of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
+def property_pair(text: str) -> tuple[str, str]:
+    """``-D KEY=VALUE``."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def hidden_alias(parser: argparse.ArgumentParser | Any, *flags: str, dest: str,
+                 **kwargs: Any) -> None:
+    """Accept an earlier spelling of an option without listing it in ``--help``."""
+    parser.add_argument(*flags, dest=dest, help=argparse.SUPPRESS,
+                        default=argparse.SUPPRESS, **kwargs)
+
+
+def require(parser: argparse.ArgumentParser, dest: str, flag: str) -> None:
+    """Make ``flag`` required where a hidden earlier spelling may also give it (argparse's own
+    ``required`` would refuse the old spelling); :func:`jobsize.cli.main` checks it."""
+    required = dict(parser.get_default("_required") or {})
+    required[dest] = flag
+    parser.set_defaults(_required=required)
+
+
+def add_output(parser: argparse.ArgumentParser, *, required: bool = True,
+               metavar: str = "PATH", help: str, old: tuple[str, ...] = (),
+               **kwargs: Any) -> None:
+    """``-o/--output`` (and earlier spellings such as ``--out`` hidden)."""
+    parser.add_argument("-o", "--output", metavar=metavar, help=help, default=None, **kwargs)
+    if old:
+        hidden_alias(parser, *old, dest="output", **kwargs)
+    if required:
+        require(parser, "output", "-o/--output")
+
+
+def add_parallel(parser: argparse.ArgumentParser, *, help: str, default: int | None = None,
+                 old: tuple[str, ...] = ("--workers",), minimum: int = 1) -> None:
+    """``--parallel N``: worker processes (earlier ``--workers`` hidden)."""
+    parser.add_argument("--parallel", type=count(minimum), default=default, metavar="N",
+                        help=help)
+    if old:
+        hidden_alias(parser, *old, dest="parallel", type=count(minimum))
+
+
+def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int | None) -> None:
+    """The options ``run`` and ``probe`` share: inputs, functions, task counts, properties."""
+    parser.add_argument("--input", "-i", dest="inputs", nargs="+", required=True,
+                        metavar="INPUT", help="input files or directories")
+    parser.add_argument("--mapper", required=True, metavar="CMD",
+                        help="map command (split like a shell would, e.g. 'python3 map.py')")
+    parser.add_argument("--reducer", default=None, metavar="CMD",
+                        help="reduce command; NONE or omitted: no reducer")
+    parser.add_argument("--combiner", default=None, metavar="CMD", help="combine command")
+    add_task_counts(parser, reduces_default=reduces_default,
+                    maps_help="number of map tasks N_m (Hadoop's hint: the input is cut into "
+                    "total/N-byte splits, at most --split-size)")
+    parser.add_argument("--split-size", type=byte_size, default=None, metavar="BYTES",
+                        help="largest split, e.g. 128M (default: the 64M block size)")
+    parser.add_argument("-D", dest="properties", type=property_pair, action="append",
+                        default=[], metavar="KEY=VALUE",
+                        help="a job property, e.g. mapreduce.map.memory.mb=2048 (repeatable)")
+    parser.add_argument("--name", default=None, help="job name")
+    parser.add_argument("--queue", default=None, help="queue name")
+
+
+def add_task_counts(parser: argparse.ArgumentParser, *, reduces_default: int | None,
+                    maps_help: str = "the job's number of map tasks N_m") -> None:
+    """``--maps N`` and ``--reduces R`` (``-r``; ``-m`` kept hidden: it means --model
+    elsewhere)."""
+    parser.add_argument("--maps", dest="n_maps", type=count(1), metavar="N",
+                        help=f"{maps_help} (required)")
+    hidden_alias(parser, "-m", dest="n_maps", type=count(1))
+    require(parser, "n_maps", "--maps")
+    parser.add_argument("--reduces", "-r", dest="n_reduces", type=count(0),
+                        default=reduces_default, required=reduces_default is None,
+                        metavar="R", help="number of reduce tasks N_r (0: map-only)")
+
+
+def reducer_of(args: argparse.Namespace) -> str | None:
+    return None if args.reducer in (None, "NONE") else args.reducer
+
+
+def containers(conf: Mapping[str, str]) -> Any:
+    """Container sizes (``jobsize.engine.Containers``) from ``-D`` properties (Hadoop's keys),
+    defaults elsewhere."""
+    from jobsize.engine.spec import Containers
+    from jobsize.errors import ConfigError
+
+    sizes = {}
+    for key, name in CONTAINER_KEYS.items():
+        if key in conf:
+            try:
+                sizes[name] = int(conf[key])
+            except ValueError:
+                raise ConfigError(f"{key} must be an integer, got {conf[key]!r}",
+                                  where="-D") from None
+            if sizes[name] < 1:
+                raise ConfigError(f"{key} must be positive, got {sizes[name]}", where="-D")
+    return Containers(**sizes)
+
+
+def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to authenticate to WebHDFS inputs (``sample`` and ``probe``)."""
+    parser.add_argument("--user", default=None,
+                        help="WebHDFS user.name (default $HADOOP_USER_NAME or the login name)")
+    parser.add_argument("--delegation", default=None, metavar="TOKEN",
+                        help="WebHDFS delegation token")
+    parser.add_argument("--kerberos", action="store_true",
+                        help="WebHDFS with SPNEGO authentication from your Kerberos ticket "
+                        "(needs pip install 'jobsize[kerberos]')")
+
+
+def webhdfs_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``jobsize.sampler.splits.input_splits`` options of :func:`add_webhdfs_arguments`."""
+    options: dict[str, Any] = {"user": args.user, "delegation": args.delegation}
+    if args.kerberos:
+        from jobsize.collectors.rest import spnego_auth
+        options["auth"] = spnego_auth()
+    return options
