@@ -83,6 +83,8 @@ class RecordCheck:
 def _show(value: object) -> str:
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, float) and value.is_integer() and abs(value) < LONG:
+        value = int(value)  # an integer column read with nulls arrives as floats
     if isinstance(value, str):
         value = value.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
     return reprlib.repr(value)
