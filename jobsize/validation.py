@@ -210,24 +210,26 @@ def _check_table(frame: pd.DataFrame, columns: Sequence[Column]
                  ) -> tuple[pd.DataFrame, _Problems]:
     """The table with each schema column typed, and its bad rows."""
     problems = _Problems()
+    n = len(frame)
+    frame = frame.reset_index(drop=True)
     typed: dict[str, Any] = {}
     for col in columns:
-        if col.name not in frame.columns:
-            if col.required and len(frame):
-                problems.add(np.ones(len(frame), dtype=bool), col.name,
-                             pd.Series([None] * len(frame)), "required, missing")
+        raw = frame[col.name] if col.name in frame.columns else None
+        if raw is None or not raw.notna().any():  # absent or all null: only "required" applies
+            if col.required and n:
+                problems.add(np.ones(n, dtype=bool), col.name, pd.Series([None] * n),
+                             "required, missing")
+            if raw is not None:
+                typed[col.name] = pd.Series(pd.array([pd.NA] * n, dtype=col.dtype))
             continue
-        raw = frame[col.name].reset_index(drop=True)
         values, bad, reason = _TYPED[col.dtype](raw)
         problems.add(bad, col.name, raw, reason)
         array = pa.array(values, type=_ARROW_TYPES[col.dtype], from_pandas=True)
         for mask, why in _range_checks(col, array):
             problems.add(mask, col.name, raw, why)
         typed[col.name] = values
-    out = frame.reset_index(drop=True).copy()
-    for name, values in typed.items():
-        out[name] = values
-    return out, problems
+    out = {name: typed.get(name, frame[name]) for name in frame.columns}
+    return pd.DataFrame(out, index=pd.RangeIndex(n)), problems
 
 
 # ---------------------------------------------------------------------------------------------

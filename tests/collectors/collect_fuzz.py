@@ -156,15 +156,17 @@ def only_jobsize_errors(call: Callable[[], object]) -> object:
     return result
 
 
-def fuzz_pair(strategy: st.SearchStrategy, check: Callable[[Any], None], name: str = ""):
-    """A default-run fuzz test and a ``slow`` one of ≥ 10k cases over the same check,
-    registered in :data:`TARGETS` under ``name`` (the check's module and a counter if empty)."""
+def fuzz_pair(strategy: st.SearchStrategy, check: Callable[[Any], None], name: str = "",
+              fast_cases: int = FAST_CASES):
+    """A default-run fuzz test (``fast_cases``) and a ``slow`` one of ≥ 10k cases over the same
+    check, registered in :data:`TARGETS` under ``name`` (the check's module and a counter if
+    empty)."""
     name = name or f"{check.__module__}.{len(TARGETS)}"
     TARGETS[name] = (strategy, check)
     common = {"deadline": None, "derandomize": False,
               "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
-    @settings(max_examples=FAST_CASES, **common)
+    @settings(max_examples=fast_cases, **common)
     @given(strategy)
     def fast(case: Any) -> None:
         check(case)
