@@ -90,34 +90,8 @@ def _show(value: object) -> str:
     return reprlib.repr(value)
 
 
-def _integers(values: pd.Series) -> tuple[pd.Series, np.ndarray, str]:
-    """(values as float-free Int64 where possible, bad mask, reason) for an integer column."""
-    kind = values.dtype
-    if pd.api.types.is_bool_dtype(kind):
-        return values.astype("Int64"), values.notna().to_numpy(), "expected an integer"
-    if pd.api.types.is_integer_dtype(kind):
-        if str(kind) in ("uint64", "UInt64"):
-            bad = (values >= LONG).fillna(False).to_numpy(dtype=bool)
-            return values.where(~bad).astype("Int64"), bad, "expected an integer within ±2^63"
-        return values.astype("Int64"), np.zeros(len(values), dtype=bool), ""
-    if pd.api.types.is_float_dtype(kind):
-        raw = values.to_numpy(dtype="float64", na_value=np.nan)
-        finite = np.isfinite(raw)
-        bad = (~np.isnan(raw) & ~finite) | (finite & (raw != np.round(raw)))
-        bad |= finite & (np.abs(raw) >= float(LONG))
-        return (pd.Series(np.where(bad, np.nan, raw)).astype("Int64"), bad,
-                "expected an integer within ±2^63")
-    # object: Python ints of any size, strings, lists... checked one by one
-    out, bad = [], np.zeros(len(values), dtype=bool)
-    for i, v in enumerate(values.to_numpy(dtype=object)):
-        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-            out.append(None)
-        elif _whole(v):
-            out.append(int(v))
-        else:
-            out.append(None)
-            bad[i] = True
-    return pd.Series(pd.array(out, dtype="Int64")), bad, "expected an integer within ±2^63"
+def _null(v: object) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
 def _whole(v: object) -> bool:
@@ -129,39 +103,12 @@ def _whole(v: object) -> bool:
     return isinstance(v, float) and math.isfinite(v) and v.is_integer() and abs(v) < LONG
 
 
-def _floats(values: pd.Series) -> tuple[pd.Series, np.ndarray, str]:
-    numeric = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="coerce")
-    raw = numeric.to_numpy(dtype="float64", na_value=np.nan)
-    bad = (np.isnan(raw) & values.notna().to_numpy()) | np.isinf(raw)
-    if pd.api.types.is_bool_dtype(values.dtype) or values.dtype == object:
-        bad |= np.array([isinstance(v, bool | np.bool_) for v in values], dtype=bool)
-    return (pd.Series(np.where(bad, np.nan, raw)).astype("Float64"), bad,
-            "expected a finite number")
-
-
-def _booleans(values: pd.Series) -> tuple[pd.Series, np.ndarray, str]:
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return values.astype("boolean"), np.zeros(len(values), dtype=bool), ""
-    objects = values.to_numpy(dtype=object)
-    bad = np.array([not (v is None or v is pd.NA or isinstance(v, bool | np.bool_)
-                         or (isinstance(v, float) and math.isnan(v))) for v in objects],
-                   dtype=bool)
-    cleaned = [None if b or v is pd.NA or isinstance(v, float) else v
-               for v, b in zip(objects, bad, strict=True)]
-    return pd.Series(pd.array(cleaned, dtype="boolean")), bad, "expected true or false"
-
-
-def _strings(values: pd.Series) -> tuple[pd.Series, np.ndarray, str]:
-    objects = values.to_numpy(dtype=object)
-    try:
-        pa.array(objects, type=pa.string(), from_pandas=True)
-        bad = np.zeros(len(values), dtype=bool)
-    except (pa.ArrowException, UnicodeError):
-        bad = np.array([not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-                             or (isinstance(v, str) and _encodes(v))) for v in objects],
-                       dtype=bool)
-    cleaned = pd.Series(np.where(bad, None, objects), dtype=object)
-    return cleaned.astype("string"), bad, "expected UTF-8 text"
+def _finite(v: object) -> bool:
+    if isinstance(v, bool | np.bool_):
+        return False
+    if isinstance(v, int | np.integer):
+        return -LONG <= v < LONG
+    return isinstance(v, float | np.floating) and math.isfinite(v)
 
 
 def _encodes(text: str) -> bool:
@@ -172,7 +119,41 @@ def _encodes(text: str) -> bool:
     return True
 
 
-_TYPED = {"Int64": _integers, "Float64": _floats, "boolean": _booleans, "string": _strings}
+_NA = type(pd.NA)
+#: Per dtype: Python types Arrow converts exactly (anything else is checked value by value),
+#: the test of one value, its plain form and what a bad value is told.
+_KINDS: dict[str, tuple[frozenset, Any, Any, str]] = {
+    "Int64": (frozenset({int, type(None), _NA, np.int64}), _whole, int,
+              "expected an integer within ±2^63"),
+    "Float64": (frozenset({float, int, type(None), _NA, np.float64}), _finite, float,
+                "expected a finite number"),
+    "boolean": (frozenset({bool, type(None), _NA, np.bool_}),
+                lambda v: isinstance(v, bool | np.bool_), bool, "expected true or false"),
+    "string": (frozenset({str, type(None), _NA}), lambda v: isinstance(v, str) and _encodes(v),
+               str, "expected UTF-8 text"),
+}
+
+
+def _typed(values: list, dtype: str) -> tuple[pa.Array, np.ndarray | None, str]:
+    """``values`` as an Arrow array of the column's type, the mask of those that cannot be
+    (None: all can) and the reason. Arrow converts at C speed; a column holding other Python
+    types, or one Arrow refuses (an integer past 2^63, a lone surrogate), is checked one value
+    at a time."""
+    fast, ok, plain, reason = _KINDS[dtype]
+    arrow_type = _ARROW_TYPES[dtype]
+    if set(map(type, values)) <= fast:
+        try:
+            array = pa.array(values, type=arrow_type, from_pandas=True)
+        except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
+            pass
+        else:
+            if dtype != "Float64":
+                return array, None, reason
+            infinite = np.asarray(pc.fill_null(pc.is_inf(array), False))
+            return array, (infinite if infinite.any() else None), reason
+    bad = np.array([not (_null(v) or ok(v)) for v in values], dtype=bool)
+    clean = [None if b or _null(v) else plain(v) for v, b in zip(values, bad, strict=True)]
+    return pa.array(clean, type=arrow_type), bad, reason
 
 
 def _range_checks(col: Column, array: pa.Array) -> list[tuple[np.ndarray, str]]:
@@ -182,6 +163,8 @@ def _range_checks(col: Column, array: pa.Array) -> list[tuple[np.ndarray, str]]:
         out.append((pc.is_null(array), "required, missing"))
         if pa.types.is_string(array.type):
             out.append((pc.equal(pc.utf8_length(array), 0), "required, empty"))
+    if array.null_count == len(array):
+        return [(np.asarray(pc.fill_null(mask, False)), reason) for mask, reason in out]
     if col.low is not None:
         below = pc.less_equal(array, col.low) if col.low_open else pc.less(array, col.low)
         sign = ">" if col.low_open else "≥"
@@ -201,35 +184,64 @@ class _Problems:
 
     rows: dict[int, tuple[str, str, str]] = field(default_factory=dict)
 
-    def add(self, mask: np.ndarray, column: str, values: pd.Series, reason: str) -> None:
+    def add(self, mask: np.ndarray, column: str, values: Sequence[object], reason: str) -> None:
         for i in np.flatnonzero(mask):
-            self.rows.setdefault(int(i), (column, _show(values.iloc[i]), reason))
+            self.rows.setdefault(int(i), (column, _show(values[i]), reason))
 
 
-def _check_table(frame: pd.DataFrame, columns: Sequence[Column]
-                 ) -> tuple[pd.DataFrame, _Problems]:
-    """The table with each schema column typed, and its bad rows."""
+@dataclass
+class _Table:
+    """One checked table: the schema columns as Arrow arrays, the other columns as lists."""
+
+    n: int
+    arrays: dict[str, pa.Array]
+    extra: dict[str, list]
+    problems: _Problems
+
+    def frame(self, keep: np.ndarray | None = None, *, source: object = None,
+              columns: Sequence[Column] = JOB_COLUMNS) -> pd.DataFrame:
+        """The kept rows as a conformed frame of the schema's nullable dtypes."""
+        mask = pa.array(np.ones(self.n, dtype=bool) if keep is None else keep)
+        kept = int(np.count_nonzero(np.asarray(mask)))
+        arrays = [self.arrays[c.name].filter(mask) if c.name in self.arrays
+                  else pa.nulls(kept, _ARROW_TYPES[c.dtype]) for c in columns]
+        table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
+        frame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)  # the schema's dtypes
+        index = np.flatnonzero(np.asarray(mask))
+        for name, values in self.extra.items():
+            frame[name] = pd.Series([values[i] for i in index], dtype=object).infer_objects()
+        del source
+        return frame
+
+
+_PANDAS_TYPES = {pa.int64(): pd.Int64Dtype(), pa.float64(): pd.Float64Dtype(),
+                 pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
+
+
+def _check_columns(values: Mapping[str, list], n: int, columns: Sequence[Column]) -> _Table:
+    """Type and check each schema column of a table given column by column."""
     problems = _Problems()
-    n = len(frame)
-    frame = frame.reset_index(drop=True)
-    typed: dict[str, Any] = {}
+    arrays: dict[str, pa.Array] = {}
     for col in columns:
-        raw = frame[col.name] if col.name in frame.columns else None
-        if raw is None or not raw.notna().any():  # absent or all null: only "required" applies
+        raw = values.get(col.name)
+        if raw is None:
             if col.required and n:
-                problems.add(np.ones(n, dtype=bool), col.name, pd.Series([None] * n),
-                             "required, missing")
-            if raw is not None:
-                typed[col.name] = pd.Series(pd.array([pd.NA] * n, dtype=col.dtype))
+                problems.add(np.ones(n, dtype=bool), col.name, [None] * n, "required, missing")
             continue
-        values, bad, reason = _TYPED[col.dtype](raw)
-        problems.add(bad, col.name, raw, reason)
-        array = pa.array(values, type=_ARROW_TYPES[col.dtype], from_pandas=True)
+        array, bad, reason = _typed(raw, col.dtype)
+        if bad is not None:
+            problems.add(bad, col.name, raw, reason)
         for mask, why in _range_checks(col, array):
             problems.add(mask, col.name, raw, why)
-        typed[col.name] = values
-    out = {name: typed.get(name, frame[name]) for name in frame.columns}
-    return pd.DataFrame(out, index=pd.RangeIndex(n)), problems
+        arrays[col.name] = array
+    known = {c.name for c in columns}
+    extra = {name: column for name, column in values.items() if name not in known}
+    return _Table(n, arrays, extra, problems)
+
+
+def _columns_of_rows(rows: list[Mapping[str, object]]) -> dict[str, list]:
+    names = dict.fromkeys(name for row in rows for name in row)
+    return {str(name): [row.get(name) for row in rows] for name in names}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,87 +263,65 @@ def validated(
     id seen before in ``jobs`` is a bad record too.
     """
     check = check or RecordCheck()
-    job_frame, unencodable = _frame(jobs)
-    job_frame, job_problems = _check_table(job_frame, JOB_COLUMNS)
-    for row, column, value in unencodable:
-        job_problems.rows.setdefault(row, (column, value, "expected UTF-8 text"))
-    if "job_id" in job_frame.columns and len(job_frame):
-        repeated = job_frame["job_id"].duplicated(keep="first") & job_frame["job_id"].notna()
-        job_problems.add(repeated.to_numpy(dtype=bool), "job_id", job_frame["job_id"],
-                         "the job appears twice")
-    bad_jobs: dict[int, tuple[str, str, str]] = dict(job_problems.rows)
-    task_frame = None
+    job_rows = list(jobs)
+    job_table = _check_columns(_columns_of_rows(job_rows), len(job_rows), JOB_COLUMNS)
+    job_ids = job_table.arrays.get("job_id")
+    if job_ids is not None:
+        seen: set[object] = set()
+        repeated = np.zeros(len(job_rows), dtype=bool)
+        for i, job_id in enumerate(job_ids.to_pylist()):
+            repeated[i] = job_id is not None and job_id in seen
+            seen.add(job_id)
+        job_table.problems.add(repeated, "job_id", job_ids.to_pylist(), "the job appears twice")
+    bad_jobs: dict[int, tuple[str, str, str]] = dict(job_table.problems.rows)
+    task_table = None
     if tasks is not None:
-        task_frame, unencodable = _frame(tasks)
-        task_frame, task_problems = _check_table(task_frame, TASK_COLUMNS)
-        for row, column, value in unencodable:
-            task_problems.rows.setdefault(row, (column, value, "expected UTF-8 text"))
-        _charge_tasks_to_jobs(job_frame, task_frame, task_problems, bad_jobs)
+        task_rows = list(tasks)
+        task_table = _check_columns(_columns_of_rows(task_rows), len(task_rows), TASK_COLUMNS)
+        _charge_tasks_to_jobs(job_table, task_table, bad_jobs)
     source_text = None if source is None else str(source)
+    ids = job_ids.to_pylist() if job_ids is not None else [None] * len(job_rows)
     for row in sorted(bad_jobs):
         column, value, reason = bad_jobs[row]
         place = places[row] if places is not None and row < len(places) else None
-        if place is None and "job_id" in job_frame.columns:
-            job_id = job_frame["job_id"].iloc[row]
-            place = None if pd.isna(job_id) else f"job {_show(job_id)}"
-        rejection = Rejection(source_text, place, column, value, reason)
+        if place is None and ids[row] is not None:
+            place = f"job {_show(ids[row])}"
         if check.policy == "fail":
             raise BadRecordError(f"column {column!r}: {reason}, found {value} "
                                  "(--on-bad-record skip leaves such jobs out)",
                                  source=source_text, where=place)
-        check.rejected.append(rejection)
-    keep = np.ones(len(job_frame), dtype=bool)
+        check.rejected.append(Rejection(source_text, place, column, value, reason))
+    keep = np.ones(len(job_rows), dtype=bool)
     keep[list(bad_jobs)] = False
-    jobs_out = conform(job_frame[keep], source=source)
-    if task_frame is None:
+    jobs_out = job_table.frame(keep, source=source)
+    if task_table is None:
         return jobs_out, None
-    kept_ids = set(jobs_out["job_id"].dropna())
-    task_keep = task_frame["job_id"].isin(kept_ids).fillna(False).to_numpy(dtype=bool) \
-        if "job_id" in task_frame.columns else np.zeros(len(task_frame), dtype=bool)
-    return jobs_out, conform(task_frame[task_keep], source=source, columns=TASK_COLUMNS)
+    kept_ids = {ids[i] for i in np.flatnonzero(keep)} - {None}
+    task_ids = task_table.arrays["job_id"].to_pylist() if "job_id" in task_table.arrays \
+        else [None] * task_table.n
+    task_keep = np.array([t in kept_ids for t in task_ids], dtype=bool)
+    return jobs_out, task_table.frame(task_keep, source=source, columns=TASK_COLUMNS)
 
 
-def _frame(rows: Iterable[Mapping[str, object]]) -> tuple[pd.DataFrame, list[tuple]]:
-    """The rows as a frame, and (row, column, value) of text that is not valid Unicode (a lone
-    surrogate from a JSON escape), which is blanked: an Arrow-backed frame cannot hold it."""
-    rows = list(rows)
-    if not rows:
-        return pd.DataFrame(), []
-    try:
-        return pd.DataFrame.from_records(rows), []
-    except UnicodeError:
-        pass
-    bad, clean = [], []
-    for i, row in enumerate(rows):
-        fixed = dict(row)
-        for key, value in row.items():
-            if isinstance(value, str) and not _encodes(value):
-                bad.append((i, str(key), _show(value)))
-                fixed[key] = None
-        clean.append(fixed)
-    return pd.DataFrame.from_records(clean), bad
-
-
-def _charge_tasks_to_jobs(job_frame: pd.DataFrame, task_frame: pd.DataFrame,
-                          task_problems: _Problems,
+def _charge_tasks_to_jobs(job_table: _Table, task_table: _Table,
                           bad_jobs: dict[int, tuple[str, str, str]]) -> None:
     """A bad task row makes its job bad: the job's sums were built from it."""
-    if not task_problems.rows:
+    if not task_table.problems.rows or "job_id" not in job_table.arrays:
         return
-    row_of_job = {}
-    if "job_id" in job_frame.columns:
-        for i, job_id in enumerate(job_frame["job_id"]):
-            row_of_job.setdefault(job_id, i)
-    for task_row, (column, value, reason) in task_problems.rows.items():
-        job_id = task_frame["job_id"].iloc[task_row] if "job_id" in task_frame.columns else None
-        job_row = row_of_job.get(job_id)
+    row_of_job: dict[object, int] = {}
+    for i, job_id in enumerate(job_table.arrays["job_id"].to_pylist()):
+        row_of_job.setdefault(job_id, i)
+    task_ids = task_table.arrays["job_id"].to_pylist() if "job_id" in task_table.arrays \
+        else [None] * task_table.n
+    attempts = task_table.arrays["attempt_id"].to_pylist() \
+        if "attempt_id" in task_table.arrays else [None] * task_table.n
+    for task_row, (column, value, reason) in task_table.problems.rows.items():
+        job_row = row_of_job.get(task_ids[task_row])
         if job_row is None:
             continue  # a task of no listed job is not kept anyway
-        attempt = task_frame["attempt_id"].iloc[task_row] \
-            if "attempt_id" in task_frame.columns else None
-        label = f"task row {task_row}" if attempt is None or pd.isna(attempt) \
-            else f"attempt {_show(attempt)}"
-        bad_jobs.setdefault(job_row, (f"{column}", value, f"{label}: {reason}"))
+        attempt = attempts[task_row]
+        label = f"task row {task_row}" if attempt is None else f"attempt {_show(attempt)}"
+        bad_jobs.setdefault(job_row, (column, value, f"{label}: {reason}"))
 
 
 def checked_frame(frame: pd.DataFrame, *, source: object = None,
@@ -341,10 +331,18 @@ def checked_frame(frame: pd.DataFrame, *, source: object = None,
     The last guard before a table is written: whatever produced it, no impossible value is
     stored.
     """
-    typed, problems = _check_table(frame, columns)
-    if problems.rows:
-        row = min(problems.rows)
-        column, value, reason = problems.rows[row]
+    if frame.columns.duplicated().any():
+        conform(frame, source=source, columns=columns)  # names the duplicated column
+    known = {c.name for c in columns}
+    values = {name: frame[name].tolist() for name in frame.columns if name in known}
+    table = _check_columns(values, len(frame), columns)
+    if table.problems.rows:
+        row = min(table.problems.rows)
+        column, value, reason = table.problems.rows[row]
         raise BadRecordError(f"column {column!r}: {reason}, found {value}", source=source,
                              where=f"row {row}")
-    return conform(typed, source=source, columns=columns)
+    out = table.frame(source=source, columns=columns)
+    for name in frame.columns:
+        if name not in known:
+            out[name] = frame[name].reset_index(drop=True)
+    return out

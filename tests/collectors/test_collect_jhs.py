@@ -298,9 +298,9 @@ def _stored(server: HistoryServer, attempts: bool):
 
 
 test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(
-    _damaged_documents(), _parse_documents, name="jhs_documents", fast_cases=120)
+    _damaged_documents(), _parse_documents, name="jhs_documents")
 test_fuzz_jhs_hostile_text, test_fuzz_jhs_hostile_text_slow = fuzz_pair(
-    _hostile_documents(), _parse_documents, name="jhs_hostile_text", fast_cases=120)
+    _hostile_documents(), _parse_documents, name="jhs_hostile_text")
 
 
 @pytest.fixture(scope="module")

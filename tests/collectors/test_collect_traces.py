@@ -165,8 +165,7 @@ _cases = {
     "synth_fields": (damaged_json(_first(_SYNTH)).map(to_bytes), parse_sls_synth),
 }
 for _name, (_strategy, _parse) in _cases.items():
-    _fast, _slow = fuzz_pair(_strategy, _checker(_parse), name=_name,
-                             fast_cases=150 if _name.startswith("rumen") else 300)
+    _fast, _slow = fuzz_pair(_strategy, _checker(_parse), name=_name)
     globals()[f"test_fuzz_{_name}"] = _fast
     globals()[f"test_fuzz_{_name}_slow"] = _slow
 
