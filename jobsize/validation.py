@@ -5,9 +5,10 @@ turns them into the typed tables of :mod:`jobsize.schema`, after checking each v
 its column: the type (an integer within Java's long, a finite number, a boolean, text that is
 valid Unicode), the range its unit allows (:class:`jobsize.schema.Column` ``low``/``high``: no
 negative count, time or size, no container of 0 MB, no fraction outside (0, 1]), the values a
-state may take, required columns present, and one row per job id. The checks run column by
-column on the whole table (vectorised), on an Arrow table of the record's Arrow schema
-(:func:`arrow_schema`).
+state may take, required columns present, and one row per job id. Each column becomes an
+Arrow array of its type in the record's Arrow schema (:func:`arrow_schema`) — at C speed when
+its Python values allow, value by value otherwise — and the rules run on those arrays with
+Arrow's compute functions; the kept rows become one pandas frame.
 
 A job whose record or any of whose task rows fails is a *bad record*. With the policy
 ``"fail"`` (the default) the first one is a :class:`BadRecordError` naming the file, the place
@@ -198,19 +199,18 @@ class _Table:
     extra: dict[str, list]
     problems: _Problems
 
-    def frame(self, keep: np.ndarray | None = None, *, source: object = None,
+    def frame(self, keep: np.ndarray | None = None, *,
               columns: Sequence[Column] = JOB_COLUMNS) -> pd.DataFrame:
         """The kept rows as a conformed frame of the schema's nullable dtypes."""
         mask = pa.array(np.ones(self.n, dtype=bool) if keep is None else keep)
         kept = int(np.count_nonzero(np.asarray(mask)))
         arrays = [self.arrays[c.name].filter(mask) if c.name in self.arrays
                   else pa.nulls(kept, _ARROW_TYPES[c.dtype]) for c in columns]
-        table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
+        table = pa.Table.from_arrays(arrays, schema=arrow_schema(columns))
         frame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)  # the schema's dtypes
         index = np.flatnonzero(np.asarray(mask))
         for name, values in self.extra.items():
             frame[name] = pd.Series([values[i] for i in index], dtype=object).infer_objects()
-        del source
         return frame
 
 
@@ -293,14 +293,14 @@ def validated(
         check.rejected.append(Rejection(source_text, place, column, value, reason))
     keep = np.ones(len(job_rows), dtype=bool)
     keep[list(bad_jobs)] = False
-    jobs_out = job_table.frame(keep, source=source)
+    jobs_out = job_table.frame(keep)
     if task_table is None:
         return jobs_out, None
     kept_ids = {ids[i] for i in np.flatnonzero(keep)} - {None}
     task_ids = task_table.arrays["job_id"].to_pylist() if "job_id" in task_table.arrays \
         else [None] * task_table.n
     task_keep = np.array([t in kept_ids for t in task_ids], dtype=bool)
-    return jobs_out, task_table.frame(task_keep, source=source, columns=TASK_COLUMNS)
+    return jobs_out, task_table.frame(task_keep, columns=TASK_COLUMNS)
 
 
 def _charge_tasks_to_jobs(job_table: _Table, task_table: _Table,
@@ -341,7 +341,7 @@ def checked_frame(frame: pd.DataFrame, *, source: object = None,
         column, value, reason = table.problems.rows[row]
         raise BadRecordError(f"column {column!r}: {reason}, found {value}", source=source,
                              where=f"row {row}")
-    out = table.frame(source=source, columns=columns)
+    out = table.frame(columns=columns)
     for name in frame.columns:
         if name not in known:
             out[name] = frame[name].reset_index(drop=True)
