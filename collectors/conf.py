@@ -40,7 +40,7 @@ def parse_conf(data: bytes, *, source: object = "<conf>") -> dict[str, str]:
         reason = str(exc).split(":")[0]
         raise ParseError(f"not valid XML ({reason})", source=source,
                          where=f"line {line}, column {column + 1}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. an undeclared encoding
+    except (ValueError, LookupError, RecursionError) as exc:  # e.g. an unknown encoding
         raise ParseError(f"not valid XML ({exc})", source=source) from None
     if root.tag != "configuration":
         raise ParseError(f"root element is <{root.tag}>, expected <configuration>", source=source)

@@ -439,6 +439,14 @@ test_fuzz_conf_xml_bytes, test_fuzz_conf_xml_bytes_slow = _conf_bytes_fast, _con
 test_fuzz_conf_xml_values, test_fuzz_conf_xml_values_slow = _conf_values_fast, _conf_values_slow
 
 
+def test_an_unknown_xml_encoding_is_a_parse_error():
+    # found by fuzzing: a damaged declaration names an encoding Python does not know
+    data = _CONF.replace(b"UTF-8", b"TF-8", 1) if b"UTF-8" in _CONF else (
+        b"<?xml version='1.0' encoding='TF-8'?><configuration/>")
+    with pytest.raises(ParseError, match="not valid XML"):
+        parse_conf(data, source="c.xml")
+
+
 def test_conf_expansion_is_hadoops_one_reference_per_round():
     conf = {"a": "${b}-${c}", "b": "B", "c": "${d}", "d": "D", "self": "x${self}",
             "unbound": "${nothing}-${b}"}
