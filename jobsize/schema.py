@@ -12,7 +12,6 @@ durations that simulator workloads replay (Rumen, SLS, local runs).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
