@@ -12,7 +12,6 @@ durations that simulator workloads replay (Rumen, SLS, local runs).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
-from jobsize.errors import ConfigError, ParseError, SchemaError
+from jobsize.errors import ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
 TRACE_FORMAT = 1
@@ -38,6 +37,10 @@ _META_KEY = b"jobsize"
 FUNCTION_TIME_GROUP = "jobsize"
 MAP_FUNCTION_COUNTER = "MAP_FUNCTION_MILLIS"
 REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
+#: Time inside the combiner (the local engine reports it; Hadoop's counters have no such time).
+COMBINE_FUNCTION_COUNTER = "COMBINE_FUNCTION_MILLIS"
+#: Distinct keys of one map task's output, reported by the probe's maps on the local engine.
+MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
@@ -143,6 +146,10 @@ JOB_COLUMNS: tuple[Column, ...] = (
        f"{_FOC}.BYTES_WRITTEN"),
     _c("reduce_output_records", "Int64", "records", "reduce output records",
        f"{_TC}.REDUCE_OUTPUT_RECORDS"),
+    _c("combine_input_records", "Int64", "records", "CIR: records into the combiner (0: none)",
+       f"{_TC}.COMBINE_INPUT_RECORDS"),
+    _c("combine_output_records", "Int64", "records", "records out of the combiner",
+       f"{_TC}.COMBINE_OUTPUT_RECORDS"),
     # actual time
     _c("map_time_ms", "Int64", "ms", "SE_m: summed elapsed time of successful map attempts"),
     _c("reduce_time_ms", "Int64", "ms", "SE_r: summed elapsed time of successful reduce attempts"),
@@ -152,6 +159,12 @@ JOB_COLUMNS: tuple[Column, ...] = (
        f"{FUNCTION_TIME_GROUP}.{MAP_FUNCTION_COUNTER}"),
     _c("reduce_function_ms", "Float64", "ms", "RFE: time inside the reduce function",
        f"{FUNCTION_TIME_GROUP}.{REDUCE_FUNCTION_COUNTER}"),
+    _c("combine_function_ms", "Float64", "ms", "CFE: time inside the combiner",
+       f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_COUNTER}"),
+    _c("map_cpu_ms", "Int64", "ms", "CPU time of successful map attempts",
+       f"map:{_TC}.CPU_MILLISECONDS"),
+    _c("reduce_cpu_ms", "Int64", "ms", "CPU time of successful reduce attempts",
+       f"reduce:{_TC}.CPU_MILLISECONDS"),
     # probe (null for jobs never probed)
     _c("probe_fraction", "Float64", "fraction", "f_p: sampled bytes / total input bytes"),
     _c("probe_input_bytes", "Int64", "bytes", "bytes the probe read"),
@@ -162,6 +175,35 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("probe_reduce_input_records", "Int64", "records", "RIR of the probe"),
     _c("probe_reduce_output_bytes", "Int64", "bytes", "RO of the probe"),
     _c("probe_wall_ms", "Float64", "ms", "wall time of the whole probe"),
+    # the split probe (two map tasks and two reduce tasks over uneven parts of the sample):
+    # what is paid per task, and how outputs grow with a task's input; null for a probe of one
+    # map and one reduce (eq 8 then scales every probe counter by 1 / f_p)
+    _c("probe_map_tasks", "Int64", "tasks", "k_m: map tasks of the probe"),
+    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe"),
+    _c("probe_map_split", "Float64", "fraction", "share of the sample's bytes in the smaller "
+       "probe map task"),
+    _c("probe_reduce_split", "Float64", "fraction", "share of the probe's reduce input "
+       "records in the smaller probe reduce task"),
+    _c("probe_map_function_fixed_ms", "Float64", "ms",
+       "MFE paid by each map task whatever its input (start-up): a of MFE = a + b·bytes"),
+    _c("probe_reduce_function_fixed_ms", "Float64", "ms",
+       "RFE paid by each reduce task whatever its input: a of RFE = a + b·records"),
+    _c("probe_map_output_exponent", "Float64", "",
+       "β of a map task's output records ∝ (its input bytes)^β: 1 grows with the input, "
+       "0 is a fixed-size output (in-map top-k)"),
+    _c("probe_reduce_input_exponent", "Float64", "",
+       "β of the records a map task sends to the reduces ∝ (its input bytes)^β: below 1 "
+       "when a combiner saturates"),
+    _c("probe_key_exponent", "Float64", "",
+       "δ of the distinct keys in a map task's output ∝ (its input bytes)^δ (Heaps' law): 1 "
+       "for unique keys, 0 for a fixed key set (centroids, top-k)"),
+    _c("probe_reduce_input_groups", "Int64", "records", "reduce input groups (distinct keys) "
+       "of the probe"),
+    _c("probe_map_cpu_ms", "Float64", "ms", "CPU time of the probe's map tasks (stands in "
+       "for MFE where no timing wrapper reported it)"),
+    _c("probe_reduce_cpu_ms", "Float64", "ms", "CPU time of the probe's reduce tasks"),
+    _c("probe_combine_function_ms", "Float64", "ms", "CFE of the probe"),
+    _c("probe_combine_input_records", "Int64", "records", "CIR of the probe"),
 )
 
 #: One row per task attempt: recorded durations for simulator workloads.
@@ -423,55 +465,13 @@ def tasks_path(trace: str | os.PathLike[str]) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
-# Hadoop's uber-mode rule
-
-#: Hadoop's defaults for the uber decision (mapred-default.xml); maxbytes defaults to the HDFS
-#: block size — 64 MB on the paper's cluster.
-UBER_DEFAULTS: dict[str, int] = {
-    "mapreduce.job.ubertask.maxmaps": 9,
-    "mapreduce.job.ubertask.maxreduces": 1,
-    "mapreduce.job.ubertask.maxbytes": 64 * 1024 * 1024,
-}
-
-
-def _conf_integer(conf: Mapping[str, object], key: str, default: int) -> int:
-    """An integer setting (an int, an integral float or a decimal string) within ±2^63."""
-    value = conf.get(key, default)
-    number: object = value
-    if isinstance(value, str) and len(value) <= 24:
-        try:
-            number = int(value.strip())
-        except ValueError:
-            number = None
-    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        number = int(value)
-    if isinstance(number, bool) or not isinstance(number, int) or not -LONG <= number < LONG:
-        raise ConfigError(f"expected an integer, found {repr(value)[:40]}", where=f"key {key!r}")
-    return number
+# Hadoop's uber-mode rule (kept here for the readers that import it from the schema)
 
 
 def uber_eligible(
     n_maps: int, n_reduces: int, input_bytes: int, conf: Mapping[str, object] | None = None
 ) -> bool:
-    """Whether MapReduce would run a job in uber mode (inside its AM container).
+    """Whether MapReduce would run a job in uber mode: :func:`jobsize.ubermode.is_uber`."""
+    from jobsize.ubermode import is_uber
 
-    Hadoop's criteria: ``mapreduce.job.ubertask.enable`` is true, maps ≤ ``maxmaps``, reduces ≤
-    ``maxreduces`` (at most 1) and input ≤ ``maxbytes``. Such jobs are not probed; their size
-    comes from history.
-
-    Hadoop ships with uber mode disabled; jobsize assumes the paper's setting — a cluster that
-    enables it, where "uber" is the marker of a tiny job — unless ``conf`` sets
-    ``mapreduce.job.ubertask.enable`` to false.
-    """
-    conf = conf or {}
-    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true"))[:8].strip().lower() == "true"
-
-    def limit(key: str) -> int:
-        return _conf_integer(conf, key, UBER_DEFAULTS[key])
-
-    return (
-        enabled
-        and n_maps <= limit("mapreduce.job.ubertask.maxmaps")
-        and n_reduces <= min(1, limit("mapreduce.job.ubertask.maxreduces"))
-        and input_bytes <= limit("mapreduce.job.ubertask.maxbytes")
-    )
+    return is_uber(n_maps, n_reduces, input_bytes, conf)

@@ -55,9 +55,9 @@ def check_level(level: float) -> None:
         raise ModelError(f"interval level must be between 0 and 1, got {level!r}")
 
 
-def min_jobs(phase: str) -> int:
+def min_jobs(phase: str, form: str = "paper") -> int:
     """Fewest jobs a fit of this phase accepts: one more than its coefficients."""
-    return len(terms(phase)) + 1
+    return len(terms(phase, form)) + 1
 
 
 @dataclass
@@ -71,6 +71,7 @@ class PhaseModel:
     variance: VarianceModel
     stats: NormalEquations
     solution: Solution
+    form: str = "paper"
     s2: float = field(init=False)
     t: float = field(init=False)
     coef_list: list[float] = field(init=False, repr=False)  # coefficients as plain floats
@@ -83,7 +84,7 @@ class PhaseModel:
 
     @classmethod
     def fit(cls, phase: str, features: str, method: str, x: np.ndarray, y: np.ndarray,
-            level: float = 0.95) -> PhaseModel:
+            level: float = 0.95, form: str = "paper") -> PhaseModel:
         """Batch fit on design matrix ``x`` (n × p) and targets ``y`` (seconds)."""
         check_method(method)
         check_level(level)
@@ -119,7 +120,7 @@ class PhaseModel:
             dof=round(final.df_resid),
         )
         return cls(phase=phase, features=features, method=method, level=level,
-                   variance=variance, stats=stats, solution=solution)
+                   variance=variance, stats=stats, solution=solution, form=form)
 
     def observe(self, row: list[float], y: float) -> None:
         """Add one finished job: O(p²); coefficients are re-solved when next used."""
@@ -147,7 +148,7 @@ class PhaseModel:
 
     @property
     def terms(self) -> tuple[str, ...]:
-        return terms(self.phase)
+        return terms(self.phase, self.form)
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean and predictive variance for each row of ``x``."""

@@ -31,6 +31,7 @@ from jobsize.benchtrace.tracedir import DRAW_INDEX, TraceDirectory
 from jobsize.collectors.jhist import read_jhist
 from jobsize.engine import JobSpec, LocalEngine, run_probe
 from jobsize.engine.inputformat import compute_splits, input_files
+from jobsize.engine.runner import warn_if_oversubscribed
 from jobsize.errors import JobFailedError
 from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
 from jobsize.workloads import WORKLOADS
@@ -102,6 +103,7 @@ class BenchTrace:
         try:
             with LocalEngine(self.workers) as engine:
                 run_log["workers"] = engine.workers
+                warn_if_oversubscribed(engine.workers)
                 for draw in todo:
                     outcome = self._measure(draw, engine, cache)
                     self.dir.append([outcome.record], outcome.tasks)

@@ -22,7 +22,6 @@ from jobsize.cli._options import hidden_alias, require
 from jobsize.errors import InputError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
 
-_SECTIONS = ("conf", "job", "probe")
 #: Largest job file read: a job's conf and probe record take a few hundred kilobytes.
 MAX_JOB_BYTES = 16 << 20
 
@@ -96,15 +95,9 @@ def read_job(path: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InputError(f"expected a JSON object, found {type(doc).__name__}", source=source,
                          where="$")
-    job = {k: v for k, v in doc.items() if k not in _SECTIONS}
-    for section in _SECTIONS:
-        part = doc.get(section)
-        if part is None:
-            continue
-        if not isinstance(part, dict):
-            raise InputError("expected an object", source=source, where=f"$.{section}")
-        job.update(part)
-    return job
+    from jobsize.models.job import flatten
+
+    return flatten(doc, source)
 
 
 def _finite(value: Any) -> Any:

@@ -49,6 +49,7 @@ class TaskContext:
     map_merge_bytes: int
     reduce_merge_bytes: int
     env: Mapping[str, str] = field(default_factory=dict)
+    count_map_keys: bool = False  # report each map's distinct output keys (the probe's maps)
 
 
 @dataclass(frozen=True)
