@@ -180,12 +180,15 @@ JOB_COLUMNS: tuple[Column, ...] = (
     # map and one reduce (eq 8 then scales every probe counter by 1 / f_p)
     _c("probe_map_tasks", "Int64", "tasks", "k_m: map tasks of the probe"),
     _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe"),
+    _c("probe_map_processes", "Int64", "processes", "mapper processes the probe's maps ran "
+       "(one per input file in each map; a job's map reads one file, so runs one)"),
     _c("probe_map_split", "Float64", "fraction", "share of the sample's bytes in the smaller "
        "probe map task"),
     _c("probe_reduce_split", "Float64", "fraction", "share of the probe's reduce input "
        "records in the smaller probe reduce task"),
     _c("probe_map_function_fixed_ms", "Float64", "ms",
-       "MFE paid by each map task whatever its input (start-up): a of MFE = a + b·bytes"),
+       "MFE paid by each mapper process whatever its input (start-up): a of "
+       "MFE = a·processes + b·bytes"),
     _c("probe_reduce_function_fixed_ms", "Float64", "ms",
        "RFE paid by each reduce task whatever its input: a of RFE = a + b·records"),
     _c("probe_map_output_exponent", "Float64", "",

@@ -162,15 +162,18 @@ def quantities(columns: Mapping[str, np.ndarray], features: str, form: str
 def design_matrix(
     columns: Mapping[str, np.ndarray], phase: str, features: str,
     se_m: np.ndarray | None = None, form: str = "paper",
+    q: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The n × p design matrix of eq 6 or eq 7 (in ``form``) from float arrays keyed by column.
 
     ``se_m`` (seconds) fills eq 7's SE_m column; it is required for ``"SE_r"``. Missing values
-    propagate as NaN; the caller decides which rows are usable.
+    propagate as NaN; the caller decides which rows are usable. ``q``: the jobs'
+    :func:`quantities`, when already computed (both equations read them).
     """
     check_features(features)
     names = terms(phase, form)
-    q = quantities(columns, features, form)
+    if q is None:
+        q = quantities(columns, features, form)
     n = len(q["N_m"])
     x = np.empty((n, len(names)))
     for j, name in enumerate(names):
@@ -201,22 +204,35 @@ def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: in
 # One job
 
 
-def design_row(
-    job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
-    form: str = "paper",
-) -> list[float]:
-    """One row of :func:`design_matrix` from a mapping of column name → float; a required
-    column missing from ``job`` raises KeyError naming it."""
-    if form == "paper":
-        return _paper_row(job, phase, features, se_m)
+def job_quantities(job: Mapping[str, float], features: str, form: str
+                   ) -> dict[str, np.ndarray]:
+    """:func:`quantities` of one job given as a mapping (both equations' columns; those eq 7
+    alone needs may be missing for a map-only job)."""
     cols = {}
-    for name in input_columns(phase, features, form):
-        cols[name] = np.array([job[name]], dtype=float)
-    for name in optional_columns(features, form):
+    for name in dict.fromkeys((*input_columns("SE_m", features, form),
+                               *input_columns("SE_r", features, form),
+                               *optional_columns(features, form))):
         if name in job:
             cols[name] = np.array([job[name]], dtype=float)
+    return quantities(cols, features, form)
+
+
+def design_row(
+    job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
+    form: str = "paper", q: Mapping[str, np.ndarray] | None = None,
+) -> list[float]:
+    """One row of :func:`design_matrix` from a mapping of column name → float; a required
+    column missing from ``job`` raises KeyError naming it. ``q``: the job's
+    :func:`job_quantities`, when already computed."""
+    if form == "paper":
+        return _paper_row(job, phase, features, se_m)
+    for name in input_columns(phase, features, form):
+        if name not in job:
+            raise KeyError(name)
+    if q is None:
+        q = job_quantities(job, features, form)
     se = None if se_m is None else np.array([se_m])
-    return design_matrix(cols, phase, features, se, form)[0].tolist()
+    return design_matrix({}, phase, features, se, form, q)[0].tolist()
 
 
 def _paper_row(job: Mapping[str, float], phase: str, features: str,

@@ -88,16 +88,17 @@ class Scores:
     @classmethod
     def of(cls, pairs: pd.DataFrame) -> Scores:
         small = pairs["SE_m_s"].to_numpy() < SMALL_JOB_S
-        r2, mdare, mdare_small, within, off = {}, {}, {}, {}, {}
+        r2_, mdare, mdare_small, within, off = {}, {}, {}, {}, {}
         for q in QUANTITIES:
             actual, predicted, rows = _pair(pairs, q)
-            r2[q] = _r2(actual[rows], predicted[rows])
-            mdare[q] = _mdare(actual[rows], predicted[rows])
-            mdare_small[q] = _mdare(actual[rows & small], predicted[rows & small])
-            within[q], off[q] = _shares(actual[rows], predicted[rows])
-        return cls(jobs=len(pairs), small_jobs=int(small.sum()), r2=r2, mdare=mdare,
+            r2_[q] = r2(actual[rows], predicted[rows])
+            mdare[q] = median_relative_error(actual[rows], predicted[rows])
+            mdare_small[q] = median_relative_error(actual[rows & small], predicted[rows & small])
+            within[q] = share_within(actual[rows], predicted[rows])
+            off[q] = share_off_by(actual[rows], predicted[rows])
+        return cls(jobs=len(pairs), small_jobs=int(small.sum()), r2=r2_, mdare=mdare,
                    mdare_small=mdare_small, within_25=within, off_2x=off,
-                   coverage=_coverage(pairs))
+                   coverage=interval_coverage(pairs))
 
 
 def _pair(pairs: pd.DataFrame, q: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,41 +108,93 @@ def _pair(pairs: pd.DataFrame, q: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return pairs[actual_col].to_numpy(float), pairs[pred_col].to_numpy(float), rows
 
 
-def _r2(actual: np.ndarray, predicted: np.ndarray) -> float:
+def r2(actual: np.ndarray, predicted: np.ndarray) -> float:
+    """Unweighted R² on the original scale (NaN for fewer than 2 jobs or a constant actual)."""
     if len(actual) < 2 or np.ptp(actual) == 0:
         return math.nan
     return float(r2_score(actual, predicted))
 
 
-def _shares(actual: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
-    """Share of jobs predicted within ±25 %, and off by a factor of 2 or more either way."""
+def median_relative_error(actual: np.ndarray, predicted: np.ndarray) -> float:
+    """Median of |predicted − actual| / actual over jobs with a positive actual value."""
     pos = actual > 0
     if not pos.any():
-        return math.nan, math.nan
-    a, p = actual[pos], predicted[pos]
-    within = float(np.mean(np.abs(p - a) <= 0.25 * a))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(p > 0, p / a, 0.0)
-    off = float(np.mean((ratio >= 2) | (ratio <= 0.5)))
-    return within, off
-
-
-def _coverage(pairs: pd.DataFrame) -> float:
-    if "S_low_mb_s" not in pairs or "S_high_mb_s" not in pairs:
         return math.nan
-    low, high = pairs["S_low_mb_s"].to_numpy(float), pairs["S_high_mb_s"].to_numpy(float)
-    actual = pairs["S_mb_s"].to_numpy(float)
+    return float(np.median(np.abs(predicted[pos] - actual[pos]) / actual[pos]))
+
+
+def share_within(actual: np.ndarray, predicted: np.ndarray, tolerance: float = 0.25) -> float:
+    """Share of jobs (positive actual) predicted within ±``tolerance`` of their actual value."""
+    pos = actual > 0
+    if not pos.any():
+        return math.nan
+    return float(np.mean(np.abs(predicted[pos] - actual[pos]) <= tolerance * actual[pos]))
+
+
+def share_off_by(actual: np.ndarray, predicted: np.ndarray, factor: float = 2.0) -> float:
+    """Share of jobs (positive actual) predicted ``factor`` times too large or too small, or
+    worse (a prediction of zero or less is off by more than any factor)."""
+    pos = actual > 0
+    if not pos.any():
+        return math.nan
+    ratio = predicted[pos] / actual[pos]
+    return float(np.mean((ratio >= factor) | (ratio <= 1.0 / factor)))
+
+
+def coverage(actual: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
+    """Share of jobs whose actual value lies inside [low, high], over the jobs whose interval
+    is bounded (an unbounded interval says nothing and is left out)."""
     ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(actual)
     if not ok.any():
         return math.nan
     return float(np.mean((low[ok] <= actual[ok]) & (actual[ok] <= high[ok])))
 
 
-def _mdare(actual: np.ndarray, predicted: np.ndarray) -> float:
-    pos = actual > 0
-    if not pos.any():
+def interval_coverage(pairs: pd.DataFrame) -> float:
+    """:func:`coverage` of S (memory·s) by its prediction intervals in ``pairs``."""
+    if "S_low_mb_s" not in pairs or "S_high_mb_s" not in pairs:
         return math.nan
-    return float(np.median(np.abs(predicted[pos] - actual[pos]) / actual[pos]))
+    return coverage(pairs["S_mb_s"].to_numpy(float), pairs["S_low_mb_s"].to_numpy(float),
+                    pairs["S_high_mb_s"].to_numpy(float))
+
+
+def probe_cost(probe_s: np.ndarray, task_s: np.ndarray, n_maps: np.ndarray,
+               min_maps: int = 10) -> tuple[int, float, float]:
+    """The probe's wall time over the job's total task time (SE_m + SE_r), for jobs of at least
+    ``min_maps`` maps: (jobs, median, 90th percentile)."""
+    rows = (n_maps >= min_maps) & np.isfinite(probe_s) & (task_s > 0)
+    if not rows.any():
+        return 0, math.nan, math.nan
+    ratio = probe_s[rows] / task_s[rows]
+    return int(rows.sum()), float(np.median(ratio)), float(np.quantile(ratio, 0.9))
+
+
+@dataclass(frozen=True)
+class ErrorProfile:
+    """How far predictions fall from the sizes of a set of jobs, as a scheduler meets them:
+    R² of SE_m, SE_r (jobs with reduces) and S; for S (memory·s) the median relative error, the
+    shares within ±25 % and off by 2× or more, and the share inside its prediction interval."""
+
+    jobs: int
+    r2: dict[str, float]
+    mdare: float
+    within_25: float
+    off_2x: float
+    coverage: float
+
+    @classmethod
+    def of(cls, pairs: pd.DataFrame) -> ErrorProfile:
+        """From pairs of actual and predicted values (:data:`PAIR_COLUMNS`)."""
+        scores = {}
+        for q in QUANTITIES:
+            a, p, rows = _pair(pairs, q)
+            scores[q] = r2(a[rows], p[rows])
+        actual, predicted, _ = _pair(pairs, "S")
+        return cls(jobs=len(pairs), r2=scores,
+                   mdare=median_relative_error(actual, predicted),
+                   within_25=share_within(actual, predicted, 0.25),
+                   off_2x=share_off_by(actual, predicted, 2.0),
+                   coverage=interval_coverage(pairs))
 
 
 @dataclass(frozen=True)

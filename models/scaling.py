@@ -12,8 +12,9 @@ the probe's counters scaled to the whole job, in one of two forms:
 (:mod:`jobsize.sampler.probeparts`) measured about each quantity:
 
 - a function time ``t = a + b·x`` per task: ``T_o = N·a + (T_p − k·a) / f_p`` — the per-task
-  part ``a`` (start-up) is paid N_m (N_r) times, not ``1 / f_p = max(N_m, N_r)`` times; RFE's
-  variable part grows with the reduce input records;
+  part ``a`` (start-up) is paid N_m (N_r) times, not ``1 / f_p = max(N_m, N_r)`` times (a probe
+  map that read two files ran two mapper processes, so k counts processes); RFE's variable part
+  grows with the reduce input records;
 - a map output ``y = c·x^β`` per map task of input x: the job's N_m maps of input MI / N_m each
   emit ``N_m·c·(MI/N_m)^β`` (β = 0: a fixed-size output such as an in-map top-k; β = 1: eq 8);
 - the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
@@ -54,6 +55,7 @@ PROBE_REQUIRED: dict[str, tuple[str, ...]] = {
 PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_ms",
     "probe_reduce_cpu_ms", "probe_input_bytes", "probe_map_tasks", "probe_reduce_tasks",
+    "probe_map_processes",
     "probe_map_split",
     "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
@@ -122,6 +124,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
               ) -> dict[str, np.ndarray]:
     """Eq 8 in its per-task form (see the module docstring)."""
     k_m = col("probe_map_tasks", 1.0)
+    processes = col("probe_map_processes", np.nan)
+    processes = np.where(np.isfinite(processes), processes, k_m)
     k_r = col("probe_reduce_tasks", 1.0)
     a_m = col("probe_map_function_fixed_ms", 0.0) * _MS
     a_r = col("probe_reduce_function_fixed_ms", 0.0) * _MS
@@ -129,9 +133,13 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     w = col("probe_map_split", np.nan)
     per_map = mi / np.maximum(n_m, 1.0)
 
+    scales: dict[str, np.ndarray] = {}
+
     def grow(total: np.ndarray, beta_column: str) -> np.ndarray:
-        beta = col(beta_column, 1.0)
-        return total * map_scale(beta, w, k_m, n_m, per_map, sample, f)
+        if beta_column not in scales:
+            beta = col(beta_column, 1.0)
+            scales[beta_column] = map_scale(beta, w, k_m, n_m, per_map, sample, f)
+        return total * scales[beta_column]
 
     mor_o, mo_o = grow(mor, "probe_map_output_exponent"), grow(mo, "probe_map_output_exponent")
     rir_o = grow(rir, "probe_reduce_input_exponent")
@@ -142,7 +150,7 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
         sb_o = np.where(mor > 0, mo_o * rir_o / np.where(mor > 0, mor_o, 1.0), mo_o)
     return {
-        "MFE": n_m * a_m + np.maximum(mfe - k_m * a_m, 0.0) / f,
+        "MFE": n_m * a_m + np.maximum(mfe - processes * a_m, 0.0) / f,
         "RFE": n_r * a_r + np.maximum(rfe - k_r * a_r, 0.0) * per_record,
         "MO": mo_o, "MOR": mor_o, "RIR": rir_o, "SB": sb_o,
         "RO": ro * by_keys, "RO_map": grow(ro, "probe_map_output_exponent"),
@@ -188,4 +196,5 @@ def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
     if values is None:
         return np.full(n, default)
     values = np.asarray(values, dtype=float)
-    return np.where(np.isfinite(values), values, default)
+    finite = np.isfinite(values)
+    return values if finite.all() else np.where(finite, values, default)

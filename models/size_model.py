@@ -44,6 +44,7 @@ from jobsize.models.design import (
     design_matrix,
     design_row,
     input_columns,
+    job_quantities,
     optional_columns,
     training_columns,
 )
@@ -259,7 +260,8 @@ class SizeModel:
         if is_uber(values, conf):
             return self._predict_uber(values, n_m, n_r, app)
         self._check_fraction(values)
-        row_m = self._row(values, "SE_m")
+        q = self._quantities(values)
+        row_m = self._row(values, "SE_m", q=q)
         se_m, var_m = self.se_m.predict_one(row_m)
         se_r = var_r = b7 = 0.0
         row_r = None
@@ -267,7 +269,7 @@ class SizeModel:
             if self.se_r is None:
                 raise ModelError("this model has no eq 7 (SE_r): its history had too few jobs "
                                  "with reduces")
-            row_r = self._row(values, "SE_r", se_m)
+            row_r = self._row(values, "SE_r", se_m, q)
             se_r, var_r = self.se_r.predict_one(row_r)
             b7 = self.se_r.coef_list[-1]
         return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
@@ -383,10 +385,19 @@ class SizeModel:
                 raise InputError(f"probe_fraction {f:g} is not in (0, 1]",
                                  where=f"key {PROBE_FRACTION!r}")
 
+    def _quantities(self, values: Mapping[str, float]) -> dict[str, np.ndarray] | None:
+        """The job's quantities, computed once for both equations (per-task form)."""
+        if self.form == "paper":
+            return None
+        for name in input_columns("SE_m", self.features, self.form):
+            if name not in values:
+                raise InputError(self._missing("SE_m", name))
+        return job_quantities(values, self.features, self.form)
+
     def _row(self, values: Mapping[str, float], phase: str,
-             se_m: float | None = None) -> list[float]:
+             se_m: float | None = None, q: dict[str, np.ndarray] | None = None) -> list[float]:
         try:
-            row = design_row(values, phase, self.features, se_m, self.form)
+            row = design_row(values, phase, self.features, se_m, self.form, q)
         except KeyError as exc:
             raise InputError(self._missing(phase, exc.args[0])) from None
         if not all(math.isfinite(v) for v in row):
@@ -429,11 +440,12 @@ class SizeModel:
             self.training["observed"] = self.training.get("observed", 0) + 1
             return ("uber",)
         self._check_fraction(values)
-        row_m = self._row(values, "SE_m")  # raises, naming what is missing, before any update
-        row_r = (self._row(values, "SE_r", se_m)
+        q = self._quantities(values)  # raises, naming what is missing, before any update
+        row_m = self._row(values, "SE_m", q=q)
+        row_r = (self._row(values, "SE_r", se_m, q)
                  if self.se_r is not None and n_r > 0 else None)
         app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
-        self._learn_errors(values, row_m, n_r, se_m, se_r, app, conf)
+        self._learn_errors(values, row_m, n_r, se_m, se_r, app, conf, q)
         self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, False)
         self.training["observed"] = self.training.get("observed", 0) + 1
         self.se_m.observe(row_m, se_m)
@@ -445,13 +457,13 @@ class SizeModel:
             updated.append("SE_r")
         return tuple(updated)
 
-    def _learn_errors(self, values, row_m, n_r, se_m, se_r, app, conf) -> None:
+    def _learn_errors(self, values, row_m, n_r, se_m, se_r, app, conf, q) -> None:
         """Before learning a job: its out-of-sample errors for the calibration and its
         application's correction."""
         raw_m = self.se_m.predict_one(row_m)[0]
         raw_r = 0.0
         if self.se_r is not None and n_r > 0:
-            raw_r = self.se_r.predict_one(self._row(values, "SE_r", raw_m))[0]
+            raw_r = self.se_r.predict_one(self._row(values, "SE_r", raw_m, q))[0]
         self.recurring.add("SE_m", app, _log_ratio(se_m, raw_m))
         if n_r > 0:
             self.recurring.add("SE_r", app, _log_ratio(se_r, raw_r))

@@ -60,6 +60,20 @@ def fixed_part(a: Point, b: Point) -> float | None:
     return min(max(small.y - slope * small.x, 0.0), small.y, large.y)
 
 
+def fixed_per_process(a: Point, b: Point, pa: int, pb: int) -> float | None:
+    """``a`` of ``y = a·p + b·x`` through two tasks that ran ``pa`` and ``pb`` processes
+    (a map reading two files runs the mapper twice, each paying its start-up); clamped like
+    :func:`fixed_part`."""
+    if pa == pb:
+        fixed = fixed_part(a, b)
+        return None if fixed is None else fixed / max(pa, 1)
+    det = pa * b.x - pb * a.x
+    if det == 0:
+        return None
+    per = (a.y * b.x - b.y * a.x) / det
+    return min(max(per, 0.0), a.y / max(pa, 1), b.y / max(pb, 1))
+
+
 def growth_exponent(a: Point, b: Point) -> float | None:
     """β of ``y = c·x^β`` through two tasks, clamped to [0, 1]; None when it cannot be told
     (inputs too alike, or an output of zero)."""
@@ -87,6 +101,7 @@ class TaskCounts:
     to_reduce_records: float  # map: records sent to the reduces (after the combiner)
     output_bytes: float  # reduce: bytes written
     keys: float | None = None  # map: distinct keys of its output, where measured
+    processes: int = 1  # map: mapper processes it ran (one per input file)
 
 
 def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
@@ -96,6 +111,7 @@ def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
     reduces = [t for t in tasks if t.kind == "REDUCE"]
     out: dict[str, float | int | None] = {
         "probe_map_tasks": len(maps), "probe_reduce_tasks": len(reduces),
+        "probe_map_processes": sum(t.processes for t in maps) if maps else None,
         "probe_map_split": None, "probe_reduce_split": None,
         "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
         "probe_map_output_exponent": None, "probe_reduce_input_exponent": None,
@@ -104,8 +120,10 @@ def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
     if len(maps) == 2:
         m1, m2 = maps
         out["probe_map_split"] = share(Point(m1.input, 0), Point(m2.input, 0))
-        out["probe_map_function_fixed_ms"] = _fixed(m1.input, m1.function_ms,
-                                                    m2.input, m2.function_ms)
+        if m1.function_ms is not None and m2.function_ms is not None:
+            out["probe_map_function_fixed_ms"] = fixed_per_process(
+                Point(m1.input, m1.function_ms), Point(m2.input, m2.function_ms),
+                m1.processes, m2.processes)
         out["probe_map_output_exponent"] = growth_exponent(
             Point(m1.input, m1.output_records), Point(m2.input, m2.output_records))
         out["probe_reduce_input_exponent"] = growth_exponent(
@@ -128,9 +146,10 @@ def _fixed(x1: float, t1: float | None, x2: float, t2: float | None) -> float | 
 
 
 def task_counts(kind: str, counters: Mapping[str, Mapping[str, object]],
-                lookup, keys: int | None = None) -> TaskCounts:
+                lookup, keys: int | None = None, processes: int = 1) -> TaskCounts:
     """A probe task's :class:`TaskCounts` from its counters; ``lookup(counters, column)`` reads
-    the counter a job-record column names; ``keys`` the map's distinct output keys."""
+    the counter a job-record column names; ``keys`` the map's distinct output keys;
+    ``processes`` the mapper processes it ran."""
     def get(column: str) -> float:
         value = lookup(counters, column)
         return float(value) if value is not None else 0.0
@@ -142,7 +161,7 @@ def task_counts(kind: str, counters: Mapping[str, Mapping[str, object]],
         return TaskCounts(kind, get("map_input_bytes"),
                           None if function is None else float(function),
                           get("map_output_records"), to_reduce, get("map_output_bytes"),
-                          None if keys is None else float(keys))
+                          None if keys is None else float(keys), processes)
     return TaskCounts(kind, get("reduce_input_records"),
                       None if function is None else float(function),
                       get("reduce_output_records"), 0.0, get("reduce_output_bytes"))

@@ -274,6 +274,7 @@ def probe_record(
     wall_ms: float,
     n_reduces: int | None = None,
     tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
+    map_processes: Sequence[int] = (),
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -320,13 +321,16 @@ def probe_record(
         "probe_reduce_output_bytes": get(_OUTPUT_GROUP, _BYTES_WRITTEN) or 0,
         "probe_wall_ms": float(wall_ms),
     }
+    processes = iter(map_processes)
     measured = [task_counts(kind, c, column_counter,
-                            _counter(c, FUNCTION_TIME_GROUP, MAP_OUTPUT_KEYS_COUNTER))
+                            _counter(c, FUNCTION_TIME_GROUP, MAP_OUTPUT_KEYS_COUNTER),
+                            next(processes, 1) if kind == "MAP" else 1)
                 for kind, c in tasks]
     record.update(split_columns(measured) if measured else
                   dict.fromkeys(PROBE_COLUMNS[len(record):]))
     if not measured:
-        record["probe_map_tasks"], record["probe_reduce_tasks"] = None, None
+        record["probe_map_tasks"] = record["probe_reduce_tasks"] = None
+        record["probe_map_processes"] = None
     cfe = get(FUNCTION_TIME_GROUP, COMBINE_FUNCTION_COUNTER)
     cir = get(_TASK_GROUP, "COMBINE_INPUT_RECORDS") or 0
     record["probe_combine_function_ms"] = float(cfe) if cfe is not None else (

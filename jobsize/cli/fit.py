@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from jobsize.bundled import reference_trace
+from jobsize.cli._options import level
 from jobsize.models.design import EQUATION, FEATURE_SETS, FORMS
 from jobsize.models.evaluation import (
     PAPER_R2,
@@ -53,16 +54,6 @@ def _folds(text: str) -> int:
     if value < 0 or value == 1:
         raise argparse.ArgumentTypeError(f"K must be 0 (no cross-validation) or at least 2, "
                                          f"got {value}")
-    return value
-
-
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
     return value
 
 
@@ -99,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "job (sklearn's LeaveOneGroupOut)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the cross-validation shuffle (default: 0)")
-    parser.add_argument("--level", type=_level, default=0.9,
+    parser.add_argument("--level", type=level, default=0.9,
                         help="coverage of prediction intervals (default: 0.9)")
     parser.add_argument("-o", "--output", metavar="MODEL.json",
                         help="write the model fitted on the whole trace here")

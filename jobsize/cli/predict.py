@@ -18,22 +18,12 @@ import sys
 from typing import Any
 
 from jobsize.boundedjson import loads
-from jobsize.cli._options import hidden_alias, require
+from jobsize.cli._options import hidden_alias, positive_number, require
 from jobsize.errors import InputError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
 
 #: Largest job file read: a job's conf and probe record take a few hundred kilobytes.
 MAX_JOB_BYTES = 16 << 20
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,10 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     require(parser, "model", "--model")
     parser.add_argument("--job", "-j", required=True, metavar="JOB.json",
                         help="the job: conf values plus probe record; - for standard input")
-    parser.add_argument("--cluster-memory-mb", type=_positive, default=PAPER_CLUSTER.memory,
+    parser.add_argument("--cluster-memory-mb", type=positive_number, default=PAPER_CLUSTER.memory,
                         metavar="MB", help="cluster memory CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.memory:g}, the paper's 8 × 8 GB)")
-    parser.add_argument("--cluster-vcores", type=_positive, default=PAPER_CLUSTER.vcores,
+    parser.add_argument("--cluster-vcores", type=positive_number, default=PAPER_CLUSTER.vcores,
                         metavar="N", help="cluster vcores CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.vcores:g}, the paper's 8 × 8)")
     parser.set_defaults(func=run)

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.cli import _ltyarn_dress
 from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
@@ -28,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
-                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill "
+                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill, "
+                   "ltyarn, dress "
                    "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair")
     p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
                    default="yarn",
@@ -72,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     _add_reproduction_arguments(p)
+    _ltyarn_dress.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -109,6 +112,10 @@ def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "reproduce", None) in _ltyarn_dress.REPRODUCTIONS:
+        seeds = _seeds(args.seeds)
+        return _ltyarn_dress.run_reproduction(args, seeds=seeds,
+                                              cost_model=_cost_model(args, seeds[0]))
     if getattr(args, "reproduce", None):
         return _run_reproduction(args)
     import contextlib
@@ -131,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--schedulers: unknown {name!r} for the {args.cluster_model} model; "
                               f"known: {', '.join(known)}")
     sources = _size_sources(args, seeds)
+    scheduler_options = _ltyarn_dress.scheduler_options(args)
     cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
@@ -142,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
         fair_name="ps" if args.cluster_model == "fluid" else "fair",
-        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources)
+        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources,
+        scheduler_options=scheduler_options)
     backend = (joblib.parallel_config(backend=args.backend) if args.backend
                else contextlib.nullcontext())
     with backend, progress_bar("simulating", total=n_runs(workload, config)) as advance:
@@ -195,9 +204,11 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     from jobsize.sim.reproduce import BASELINES, COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy",),
+    g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS),
                    help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
-                   "every segment; Figs 5-10 as PNGs and report.md")
+                   "every segment; Figs 5-10 as PNGs and report.md (ltyarn: Tang's §5.6 "
+                   "macro-benchmark with --workload's first 100 arrivals; dress: the DRESS "
+                   "paper's settings, and --workload's segments on --cluster)")
     g.add_argument("--size-source", metavar="SPEC",
                    help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "

@@ -131,7 +131,9 @@ def run_probe(
                                                   count_map_keys=True)
     wall_ms = (time.perf_counter() - t0) * 1000
     tasks = [(a.task_type, a.counters) for a in result.attempts if a.ok]
+    # a map runs one mapper process per input file it reads (see maptask._by_file)
+    processes = [len({p.name for p in task}) for task in map_tasks]
     return probe_record(result.counters["total"], fraction=drawn.fraction,
                         input_bytes=len(drawn.data), wall_ms=wall_ms,
-                        n_reduces=job.n_reduces, tasks=tasks)
+                        n_reduces=job.n_reduces, tasks=tasks, map_processes=processes)
 

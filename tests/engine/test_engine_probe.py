@@ -65,7 +65,8 @@ def test_probe_features_scale_to_the_full_job(engine, programs, text, tmp_path):
     # word count: every word is output (β = 1), the distinct words grow more slowly
     assert probe["probe_map_output_exponent"] == pytest.approx(1.0, abs=0.05)
     assert 0 < probe["probe_key_exponent"] < 0.95
-    assert 0 < probe["probe_map_function_fixed_ms"] < probe["probe_map_function_ms"] / 2
+    # the start-up part: within [0, the smaller map's time] (two noisy points may put it at 0)
+    assert 0 <= probe["probe_map_function_fixed_ms"] < probe["probe_map_function_ms"] / 2
     assert record["queue"] == "probing"
     assert record["map_output_records"] == probe["probe_map_output_records"]
 

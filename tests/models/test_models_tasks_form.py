@@ -13,6 +13,7 @@ from jobsize.sampler.probeparts import (
     Point,
     TaskCounts,
     fixed_part,
+    fixed_per_process,
     growth_exponent,
     split_columns,
 )
@@ -31,6 +32,12 @@ def test_a_fixed_part_and_a_proportional_part_are_told_apart():
     assert fixed_part(Point(100, 90), Point(200, 70)) == 70.0
     # tasks too alike to tell: None
     assert fixed_part(Point(100, 90), Point(110, 95)) is None
+
+
+def test_a_map_reading_two_files_paid_two_start_ups():
+    # t = 40 ms per process + 2 ms per KB; task 1 read one file, task 2 two files
+    assert fixed_per_process(Point(100, 240), Point(300, 680), 1, 2) == pytest.approx(40)
+    assert fixed_per_process(Point(100, 280), Point(200, 480), 2, 2) == pytest.approx(40)
 
 
 def test_growth_exponents_of_linear_fixed_and_saturating_outputs():

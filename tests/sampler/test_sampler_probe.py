@@ -158,7 +158,7 @@ def test_probe_record_reads_the_counters() -> None:
         **{c: None for c in PROBE_COLUMNS if c.endswith(("_tasks", "_split", "_fixed_ms",
                                                          "_exponent"))},
         "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
-        "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None,
+        "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None, "probe_map_processes": None,
         "probe_reduce_input_groups": 50,
     }
     frame = records([{"job_id": "j", **rec}])  # every column has the schema's type
