@@ -79,7 +79,7 @@ class Column:
 _UNIT_RANGES: dict[str, tuple[float, float, bool]] = {
     "ms": (0, LONG - 1, False), "bytes": (0, LONG - 1, False), "records": (0, LONG - 1, False),
     "tasks": (0, JAVA_INT - 1, False), "MB": (1, JAVA_INT - 1, False),
-    "vcores": (1, JAVA_INT - 1, False), "fraction": (0, 1, True),
+    "vcores": (1, JAVA_INT - 1, False), "fraction": (0, 1, False),
 }
 
 
@@ -89,6 +89,7 @@ def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None, *,
     low_open = False
     if unit in _UNIT_RANGES:
         low, high, low_open = _UNIT_RANGES[unit]
+        low_open = low_open or name == "probe_fraction"  # eq 8 divides by f_p
         if name in EPOCH_COLUMNS:
             high = MAX_EPOCH_MS
         elif dtype == "Float64":

@@ -71,7 +71,9 @@ def read_job(path: str) -> dict[str, Any]:
     source = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(MAX_JOB_BYTES + 1)
+            stream = getattr(sys.stdin, "buffer", None)  # a replaced stdin may be text only
+            data = (stream.read(MAX_JOB_BYTES + 1) if stream is not None
+                    else sys.stdin.read(MAX_JOB_BYTES + 1).encode("utf-8", "surrogatepass"))
         else:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_JOB_BYTES + 1)
