@@ -1,9 +1,9 @@
 """The job record: one row per MapReduce job, the table every jobsize package exchanges.
 
-Column names follow DESIGN.md §2 and carry their unit (``_ms``, ``_bytes``, ``_mb``); where
-Hadoop has a name for the quantity (a counter, a configuration key, a history field) the column
-records it in :attr:`Column.hadoop`. Traces are parquet files written atomically; readers
-validate them and name the missing or mistyped column.
+Column names carry their unit (``_ms``, ``_bytes``, ``_mb``); where Hadoop has a name for the
+quantity (a counter, a configuration key, a history field) the column records it in
+:attr:`Column.hadoop`. Traces are parquet files written atomically; readers validate them and name
+the missing or mistyped column.
 
 A second, optional table holds one row per task attempt (:data:`TASK_COLUMNS`): the recorded
 durations that simulator workloads replay (Rumen, SLS, local runs).
@@ -43,6 +43,18 @@ COMBINE_FUNCTION_COUNTER = "COMBINE_FUNCTION_MILLIS"
 MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
+
+#: A probing job carries its production job's identity in its configuration, so that a
+#: cluster's history can be joined back: the job name ``jobsize probe: <job name>`` and these
+#: properties. ``jobsize.probe.id`` is set on the probe *and* on the production job
+#: (``-D jobsize.probe.id=...``); the others only on the probe.
+PROBE_NAME_PREFIX = "jobsize probe: "
+PROBE_ID_KEY = "jobsize.probe.id"
+PROBE_FOR_KEY = "jobsize.probe.for"  # the production job's name
+PROBE_FRACTION_KEY = "jobsize.probe.fraction"  # f_p of the sample
+PROBE_INPUT_BYTES_KEY = "jobsize.probe.input.bytes"  # bytes in the sample
+PROBE_MAPS_KEY = "jobsize.probe.n_maps"  # the production job's N_m
+PROBE_REDUCES_KEY = "jobsize.probe.n_reduces"  # and N_r
 
 
 #: Java's ``int``: Hadoop holds task counts and container sizes in one.
@@ -101,7 +113,8 @@ _TC = "org.apache.hadoop.mapreduce.TaskCounter"
 _FIC = "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter"
 _FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"
 
-#: The job record (DESIGN.md §2), in display order.
+#: The job record, in display order: identity, times, shape, containers, counters, actual
+#: times, probe.
 JOB_COLUMNS: tuple[Column, ...] = (
     # identity
     _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid",
@@ -232,7 +245,7 @@ TASK_SCHEMA: dict[str, Column] = {c.name: c for c in TASK_COLUMNS}
 #: Prediction targets of eq 6 and eq 7.
 TARGETS: dict[str, str] = {"SE_m": "map_time_ms", "SE_r": "reduce_time_ms"}
 
-#: Record columns each model reads, by feature set (DESIGN.md §3). ``probe`` is the paper's
+#: Record columns each model (eq 6, eq 7) reads, by feature set. ``probe`` is the paper's
 #: model (probe features scaled by eq 8, so ``probe_fraction`` is needed); ``actual`` uses the
 #: job's own counters and is the upper bound on accuracy. SE_r also takes SE_m (eq 7's b7 term).
 MODEL_INPUTS: dict[tuple[str, str], tuple[str, ...]] = {

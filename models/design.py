@@ -26,6 +26,9 @@ they have none for::
 - a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
   record-heavy job without a combiner and one with an expensive combiner look alike;
 - SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
+- the function times MFE, CFE and RFE enter with coefficient 1 (α3 = α8 = β3 = 1): a job pays
+  its functions' time as the probe measured it, scaled per task; the regression fits what the
+  framework adds to it (:data:`_FIXED`);
 - with probe features, the quantities come from eq 8 in its per-task form
   (:mod:`jobsize.models.scaling`): per-task costs scale by N_m or N_r, fixed-size outputs do
   not grow, what the reduces write follows the job's distinct keys.
@@ -63,6 +66,16 @@ _TERMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m"),
 }
 
+#: Terms whose coefficient is 1 by construction in the per-task form: a job's function times
+#: are paid as the probe measured them (scaled per task). Fitted freely they took whatever
+#: the reference workloads' mix made of them — RFE 0.01 where the reduces do little else, so
+#: a new kind whose reduce is all function time was predicted at a tenth of it; fixed, the
+#: regression learns what the framework adds on top (reading, sorting, spilling, shuffling).
+_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SE_m", "tasks"): ("MFE", "CFE"),
+    ("SE_r", "tasks"): ("RFE",),
+}
+
 #: Units of each term's *variable* (the coefficient's unit is seconds per that unit).
 TERM_UNITS: dict[str, str] = {
     "const": "", "N_m": "tasks", "N_r": "tasks", "MI": "bytes", "MO": "bytes", "RO": "bytes",
@@ -93,6 +106,11 @@ def terms(phase: str, form: str = "paper") -> tuple[str, ...]:
     check_phase(phase)
     check_form(form)
     return _TERMS[(phase, form)]
+
+
+def fixed_terms(phase: str, form: str = "paper") -> tuple[str, ...]:
+    """Terms of eq 6 or 7 in ``form`` whose coefficient is 1, not fitted."""
+    return _FIXED.get((phase, form), ())
 
 
 def input_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:
@@ -229,10 +247,31 @@ def design_row(
     for name in input_columns(phase, features, form):
         if name not in job:
             raise KeyError(name)
+    if q is None and features == "probe":
+        return _tasks_row(scaling.probe_one(job), phase, se_m)
     if q is None:
         q = job_quantities(job, features, form)
     se = None if se_m is None else np.array([se_m])
     return design_matrix({}, phase, features, se, form, q)[0].tolist()
+
+
+def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None) -> list[float]:
+    """:func:`design_matrix`'s row in the per-task form from one job's float quantities."""
+    row = []
+    for name in terms(phase, "tasks"):
+        if name == "const":
+            row.append(1.0)
+        elif name == "SE_m":
+            if se_m is None:
+                raise ValueError("eq 7 needs SE_m")
+            row.append(se_m)
+        elif name in ("MOR·log(MOR/N_m)", "RIR·log(RIR/N_r)"):
+            records, tasks = (q["MOR"], q["N_m"]) if name[0] == "M" else (q["RIR"], q["N_r"])
+            per = records / tasks if tasks else math.nan
+            row.append(records * math.log(per) if per > 1 else 0.0)
+        else:
+            row.append(q[name])
+    return row
 
 
 def _paper_row(job: Mapping[str, float], phase: str, features: str,

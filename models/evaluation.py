@@ -233,12 +233,10 @@ def _pairs(actual: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
     out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
                   "S_mb_s", "S_vcore_s"]].reset_index(drop=True)
     p = predicted.reset_index(drop=True)
-    out["SE_m_pred_s"] = p["SE_m_s"].to_numpy()
-    out["SE_r_pred_s"] = p["SE_r_s"].to_numpy()
-    out["S_pred_mb_s"] = p["S_mb_s"].to_numpy()
-    out["S_low_mb_s"] = p["S_low_mb_s"].to_numpy()
-    out["S_high_mb_s"] = p["S_high_mb_s"].to_numpy()
-    out["S_pred_vcore_s"] = p["S_vcore_s"].to_numpy()
+    for mine, theirs in (("SE_m_pred_s", "SE_m_s"), ("SE_r_pred_s", "SE_r_s"),
+                         ("S_pred_mb_s", "S_mb_s"), ("S_low_mb_s", "S_low_mb_s"),
+                         ("S_high_mb_s", "S_high_mb_s"), ("S_pred_vcore_s", "S_vcore_s")):
+        out[mine] = p[theirs].to_numpy(dtype=float) if len(p) else np.full(len(out), np.nan)
     out = out[np.isfinite(out["SE_m_pred_s"].to_numpy())]
     return out[list(PAIR_COLUMNS)].reset_index(drop=True)
 

@@ -27,6 +27,7 @@ forms. Every function here works on numpy arrays, one element per job.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -198,3 +199,70 @@ def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     finite = np.isfinite(values)
     return values if finite.all() else np.where(finite, values, default)
+
+
+# ---------------------------------------------------------------------------------------------
+# One job in plain floats: the path a single prediction takes (a scheduler's call, a service
+# request) does without numpy's per-call overhead. It computes exactly what :func:`probe` does
+# in the per-task form; a property test holds the two equal.
+
+
+def probe_one(job: Mapping[str, float]) -> dict[str, float]:
+    """:func:`probe` (per-task form) of one job given as column name → float (absent: unknown)."""
+    get = job.get
+    n_m, n_r, mi, f = job["n_maps"], job["n_reduces"], job["map_input_bytes"], job[
+        "probe_fraction"]
+
+    def known(name: str, default: float = math.nan) -> float:
+        value = get(name)
+        return value if value is not None and math.isfinite(value) else default
+
+    def fn_time(measured: str, cpu: str) -> float:
+        value = known(measured)
+        return (value if math.isfinite(value) else known(cpu)) * _MS
+
+    mfe = fn_time("probe_map_function_ms", "probe_map_cpu_ms")
+    rfe = fn_time("probe_reduce_function_ms", "probe_reduce_cpu_ms")
+    mo, mor = known("probe_map_output_bytes"), known("probe_map_output_records")
+    rir, ro = known("probe_reduce_input_records"), known("probe_reduce_output_bytes")
+    cir = known("probe_combine_input_records", 0.0)
+    cfe = known("probe_combine_function_ms", 0.0) * _MS
+    k_m = known("probe_map_tasks", 1.0)
+    processes = known("probe_map_processes", k_m)
+    k_r = known("probe_reduce_tasks", 1.0)
+    a_m = known("probe_map_function_fixed_ms", 0.0) * _MS
+    a_r = known("probe_reduce_function_fixed_ms", 0.0) * _MS
+    sample = known("probe_input_bytes", f * mi)
+    w = known("probe_map_split")
+    per_map = mi / max(n_m, 1.0)
+
+    def scale(beta_column: str) -> float:
+        beta = known(beta_column, 1.0)
+        try:
+            value = n_m * (per_map / sample) ** beta / (w ** beta + (1 - w) ** beta)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            value = math.nan
+        usable = k_m == 2 and sample > 0 and isinstance(value, float) and math.isfinite(value)
+        return value if usable else 1.0 / f
+
+    s_out = scale("probe_map_output_exponent")
+    mor_o, mo_o, rir_o = mor * s_out, mo * s_out, rir * scale("probe_reduce_input_exponent")
+    per_record = rir_o / rir if rir > 0 else 1.0 / f
+    groups = known("probe_reduce_input_groups")
+    by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
+    sb_o = (mo_o * rir_o / mor_o if mor_o else math.nan) if mor > 0 else mo_o
+    map_only = n_r == 0
+    q = {
+        "N_m": n_m, "N_r": n_r, "MI": mi,
+        "MFE": n_m * a_m + max(mfe - processes * a_m, 0.0) / f if math.isfinite(mfe) else
+        math.nan,
+        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - k_r * a_r, 0.0) * per_record
+                                     if math.isfinite(rfe) else math.nan),
+        "MO": mo_o, "MOR": mor_o,
+        "RIR": 0.0 if map_only else rir_o, "SB": 0.0 if map_only else sb_o,
+        "RO": 0.0 if map_only else ro * by_keys,
+        "CIR": cir * s_out, "CFE": cfe * s_out,
+    }
+    if map_only and q["MO"] == 0:
+        q["MO"] = ro * s_out
+    return q

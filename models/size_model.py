@@ -386,8 +386,12 @@ class SizeModel:
                                  where=f"key {PROBE_FRACTION!r}")
 
     def _quantities(self, values: Mapping[str, float]) -> dict[str, np.ndarray] | None:
-        """The job's quantities, computed once for both equations (per-task form)."""
-        if self.form == "paper":
+        """The job's quantities, computed once for both equations (per-task form with the
+        job's own counters; probe features take the plain-float path of ``design_row``)."""
+        if self.form == "paper" or self.features == "probe":
+            for name in input_columns("SE_m", self.features, self.form):
+                if name not in values:
+                    raise InputError(self._missing("SE_m", name))
             return None
         for name in input_columns("SE_m", self.features, self.form):
             if name not in values:

@@ -10,10 +10,13 @@ job pays it N_m (or N_r) times.
 So the probe runs its sample as **two map tasks** over parts of about 1/3 and 2/3 of the sampled
 bytes, and the maps' output goes to **two reduce tasks** over about 1/3 and 2/3 of the keys.
 Two tasks of different sizes give each quantity two points, enough for a shape with two
-parameters:
+parameters. Beside them runs one **empty** map and one empty reduce: the function's start-up,
+measured directly.
 
-- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task
-  (:func:`fixed_part`);
+- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. It is
+  the empty task's time where the probe ran one; two noisy points alone
+  (:func:`fixed_part`) fix it poorly when start-up is most of a small task, and an error in
+  ``a`` is multiplied by the job's input over the probe's;
 - output counts follow a power of a task's input, ``y = c·x^β`` with 0 ≤ β ≤ 1: β = 1 grows
   with the input, β = 0 is a fixed-size output, between is a saturating combiner
   (:func:`growth_exponent`);
@@ -37,6 +40,8 @@ from dataclasses import dataclass
 #: partitions (keys) given to the smaller probe reduce task: 1 of 3 hash partitions.
 SMALLER_SHARE = 1 / 3
 REDUCE_PARTITIONS: tuple[tuple[int, ...], ...] = ((0,), (1, 2))
+#: ... and with the empty reduce that measures start-up: it reads no partition.
+REDUCE_PARTITIONS_WITH_EMPTY: tuple[tuple[int, ...], ...] = (*REDUCE_PARTITIONS, ())
 
 #: Two tasks whose inputs differ by less than this ratio cannot separate a fixed part.
 _MIN_RATIO = 1.2
@@ -104,11 +109,14 @@ class TaskCounts:
     processes: int = 1  # map: mapper processes it ran (one per input file)
 
 
-def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
-    """The record's split-probe columns from the probe's tasks (two maps, two reduces); the
-    columns are None where the probe did not run two tasks of a kind."""
+def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
+                  ) -> dict[str, float | int | None]:
+    """The record's split-probe columns from the probe's tasks (two maps, two reduces) and its
+    ``empty`` tasks (start-up alone); the columns are None where the probe did not run two
+    tasks of a kind."""
     maps = [t for t in tasks if t.kind == "MAP"]
     reduces = [t for t in tasks if t.kind == "REDUCE"]
+    startup = {t.kind: t.function_ms for t in empty if t.function_ms is not None}
     out: dict[str, float | int | None] = {
         "probe_map_tasks": len(maps), "probe_reduce_tasks": len(reduces),
         "probe_map_processes": sum(t.processes for t in maps) if maps else None,
@@ -120,7 +128,10 @@ def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
     if len(maps) == 2:
         m1, m2 = maps
         out["probe_map_split"] = share(Point(m1.input, 0), Point(m2.input, 0))
-        if m1.function_ms is not None and m2.function_ms is not None:
+        if "MAP" in startup:
+            out["probe_map_function_fixed_ms"] = min(
+                startup["MAP"], *((m.function_ms or 0.0) / m.processes for m in maps))
+        elif m1.function_ms is not None and m2.function_ms is not None:
             out["probe_map_function_fixed_ms"] = fixed_per_process(
                 Point(m1.input, m1.function_ms), Point(m2.input, m2.function_ms),
                 m1.processes, m2.processes)
@@ -134,8 +145,12 @@ def split_columns(tasks: Sequence[TaskCounts]) -> dict[str, float | int | None]:
     if len(reduces) == 2:
         r1, r2 = reduces
         out["probe_reduce_split"] = share(Point(r1.input, 0), Point(r2.input, 0))
-        out["probe_reduce_function_fixed_ms"] = _fixed(r1.input, r1.function_ms,
-                                                       r2.input, r2.function_ms)
+        if "REDUCE" in startup:
+            out["probe_reduce_function_fixed_ms"] = min(
+                startup["REDUCE"], *(r.function_ms or 0.0 for r in reduces if r.input > 0))
+        else:
+            out["probe_reduce_function_fixed_ms"] = _fixed(r1.input, r1.function_ms,
+                                                           r2.input, r2.function_ms)
     return out
 
 

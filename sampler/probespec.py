@@ -36,6 +36,13 @@ from jobsize.schema import (
     JOB_SCHEMA,
     MAP_FUNCTION_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
+    PROBE_FOR_KEY,
+    PROBE_FRACTION_KEY,
+    PROBE_ID_KEY,
+    PROBE_INPUT_BYTES_KEY,
+    PROBE_MAPS_KEY,
+    PROBE_NAME_PREFIX,
+    PROBE_REDUCES_KEY,
     REDUCE_FUNCTION_COUNTER,
 )
 from jobsize.ubermode import decide
@@ -275,6 +282,7 @@ def probe_record(
     n_reduces: int | None = None,
     tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
     map_processes: Sequence[int] = (),
+    empty_tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -326,7 +334,8 @@ def probe_record(
                             _counter(c, FUNCTION_TIME_GROUP, MAP_OUTPUT_KEYS_COUNTER),
                             next(processes, 1) if kind == "MAP" else 1)
                 for kind, c in tasks]
-    record.update(split_columns(measured) if measured else
+    empty = [task_counts(kind, c, column_counter) for kind, c in empty_tasks]
+    record.update(split_columns(measured, empty) if measured else
                   dict.fromkeys(PROBE_COLUMNS[len(record):]))
     if not measured:
         record["probe_map_tasks"] = record["probe_reduce_tasks"] = None
@@ -344,6 +353,30 @@ def probe_record(
                                            get(_TASK_GROUP, "REDUCE_INPUT_GROUPS"))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe's identity, carried in its configuration
+
+
+def probe_properties(spec: ProbeSpec, *, fraction: float | None = None,
+                     input_bytes: int | None = None, probe_id: str | None = None
+                     ) -> dict[str, str]:
+    """The configuration that names a probe and the job it probes, so that ``jobsize collect``
+    joins the probe's counters to the job from a cluster's history.
+
+    The job name is ``jobsize probe: <job name>`` and ``jobsize.probe.for`` the job's name;
+    ``jobsize.probe.id`` (``probe_id``, else the job's own ``-D jobsize.probe.id``) is the
+    identity the production job carries too. f_p, the sample's bytes and the job's N_m and N_r
+    go along, so the probe record can be rebuilt from history alone.
+    """
+    probe_id = probe_id or spec.conf.get(PROBE_ID_KEY)
+    return {"mapreduce.job.name": f"{PROBE_NAME_PREFIX}{spec.job_name}",
+            PROBE_FOR_KEY: spec.job_name,
+            **({PROBE_ID_KEY: probe_id} if probe_id else {}),
+            **({PROBE_FRACTION_KEY: repr(float(fraction))} if fraction is not None else {}),
+            **({PROBE_INPUT_BYTES_KEY: str(input_bytes)} if input_bytes is not None else {}),
+            PROBE_MAPS_KEY: str(spec.n_maps), PROBE_REDUCES_KEY: str(spec.n_reduces)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,6 +423,8 @@ def render_hadoop(
     streaming_jar: str = DEFAULT_STREAMING_JAR,
     hadoop: str = "hadoop",
     python: str = "python3",
+    fraction: float | None = None,
+    probe_id: str | None = None,
 ) -> str:
     """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
 
@@ -400,6 +435,8 @@ def render_hadoop(
     the AM sized to hold them, and the mapper and reducer wrapped by ``timing_wrapper.py``,
     which reports MFE and RFE as ``jobsize`` counters. The command is for a POSIX shell, one
     option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
+    The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
+    the identity to give the production job too).
     """
     samples = [sample] if isinstance(sample, str) else list(sample)
     if not samples:
@@ -408,7 +445,8 @@ def render_hadoop(
         raise ConfigError(f"sample size must be a byte count, got {sample_bytes!r}")
     max_bytes = sample_bytes + (1 << 20)  # above the sample, so Hadoop keeps the probe uber
     conf = {
-        "mapreduce.job.name": f"jobsize probe: {spec.job_name}",
+        **probe_properties(spec, fraction=fraction, input_bytes=sample_bytes,
+                           probe_id=probe_id),
         "mapreduce.job.queuename": spec.queue,
         "mapreduce.job.ubertask.enable": "true",
         "mapreduce.job.ubertask.maxmaps": str(len(samples)),

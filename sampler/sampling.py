@@ -1,6 +1,6 @@
 """Algorithm 1 of the paper (§III-A): a semi-random, record-aligned sample of a job's input.
 
-With its index typos fixed (DESIGN.md §4)::
+With the index typos of the paper's listing fixed::
 
     sampleFrac      = 1 / max(N_m, N_r)
     sampleSplitNum  = min(N_m, sampledSplitsUpperBound)

@@ -142,3 +142,10 @@ def test_predict_errors_are_one_line(model_path, tmp_path, capsys):
     other.write_text(json.dumps(doc))
     _one_line_error(capsys, main(["predict", "--model", str(other), "-j", str(job_path)]),
                     "other.json", "model format version 99")
+
+
+def test_fit_on_a_history_too_short_for_prequential_scores(tmp_path, capsys):
+    short = tmp_path / "short.parquet"
+    write_trace(linear_trace(14, seed=3), short)  # every job falls in the warm-up
+    assert main(["fit", str(short), "--cv", "0", "--calibrate", "none"]) == 0
+    assert "prequential" in capsys.readouterr().out

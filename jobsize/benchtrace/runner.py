@@ -30,8 +30,8 @@ from jobsize.benchtrace.inputs import InputCache
 from jobsize.benchtrace.tracedir import DRAW_INDEX, SETTINGS_NAME, TRACE_NAME, TraceDirectory
 from jobsize.collectors.jhist import JobHistory, read_jhist
 from jobsize.engine import JobSpec, LocalEngine, run_probe
+from jobsize.engine.appmaster import warn_if_oversubscribed
 from jobsize.engine.inputformat import compute_splits, input_files
-from jobsize.engine.runner import warn_if_oversubscribed
 from jobsize.errors import JobFailedError
 from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
 from jobsize.workloads import workload

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("evaluate", "held-out evaluation: probe, predict and run job kinds no trace "
                  "holds; report"),
     "report": ("report", "size-model accuracy on a trace: predicted vs actual SE_m, SE_r, S"),
+    "serve": ("serve", "serve predictions over HTTP/JSON (predict, observe, reload, metrics)"),
     "simulate": ("simulate", "run schedulers on a workload in the simulator"),
 }
 

@@ -215,14 +215,16 @@ def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Tab
     for name in ("term", "coefficient", "std. error", "t", "p", "VIF", "unit"):
         table.add_column(name, justify="left" if name in ("term", "unit") else "right")
     for r in coefs.itertuples(index=False):
-        if r.aliased:
+        if getattr(r, "fixed", False):
+            table.add_row(r.term, "1 (fixed: paid as measured)", "—", "—", "—", "—", r.unit)
+        elif r.aliased:
             table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", "—", r.unit)
         else:
             vif = "—" if math.isnan(r.vif) else f"{r.vif:.3g}"
             table.add_row(r.term, f"{r.coef:.4g}", f"{r.std_err:.3g}", f"{r.t:.2f}",
                           f"{r.p:.2g}", vif, r.unit)
     collinear = [r.term for r in coefs.itertuples(index=False)
-                 if not r.aliased and r.vif >= COLLINEAR_VIF]
+                 if not r.aliased and not getattr(r, "fixed", False) and r.vif >= COLLINEAR_VIF]
     if collinear:
         table.caption = (
             f"{', '.join(collinear)}: VIF ≥ {COLLINEAR_VIF:g}, nearly a combination of the other "

@@ -8,7 +8,8 @@ one reduce in this process (uber mode) and prints the probe record (the job reco
 columns) as JSON. A job Hadoop would run in uber mode itself is not probed (the record says so)
 unless ``--force``. With ``--hadoop`` the sample is written to a local directory and the commands
 that upload it and run the probe on a cluster (``hadoop jar hadoop-streaming.jar``, uber mode,
-the probing queue) are printed instead.
+the probing queue) are printed instead; the probe carries ``jobsize.probe.id`` (a new UUID unless
+``-D jobsize.probe.id=...`` gives one), which the job itself is then run with.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import shlex
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
                            "reason": plan.reason}
     if plan.probe or args.force:
         from jobsize.engine import LocalEngine, run_probe
+        from jobsize.progress import progress_bar
 
-        with LocalEngine(1) as engine:
+        with LocalEngine(1) as engine, progress_bar("probing"):
             out.update(run_probe(spec, engine=engine, history_dir=args.history, splits=splits))
     out["conf"] = dict(spec.conf)
     json.dump(out, sys.stdout, indent=2)
@@ -149,6 +152,7 @@ def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     from jobsize.atomic import atomic_write
     from jobsize.errors import InputError
     from jobsize.sampler.probespec import render_hadoop
+    from jobsize.schema import PROBE_ID_KEY
 
     sample = spec.take_sample(**webhdfs_options(args))
     by_file: dict[str, list[bytes]] = {}
@@ -167,7 +171,11 @@ def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
         paths.append(f"{hdfs}/{i}/{base}")
     upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
               f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
+    probe_id = spec.conf.get(PROBE_ID_KEY) or str(uuid.uuid4())
     command = render_hadoop(spec, sample=paths, sample_bytes=len(sample.data),
-                            output=args.probe_output or f"{hdfs}-out")
+                            output=args.probe_output or f"{hdfs}-out", fraction=sample.fraction,
+                            probe_id=probe_id)
     return (f"# f_p = {sample.fraction:.6g}: {len(sample.data)} sample bytes of "
-            f"{sample.input_bytes}, seed {sample.seed}\n{upload}\n{command}")
+            f"{sample.input_bytes}, seed {sample.seed}\n"
+            f"# run the job itself with -D {PROBE_ID_KEY}={probe_id} so that `jobsize collect` "
+            f"joins this probe to it\n{upload}\n{command}")

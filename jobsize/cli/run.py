@@ -44,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from jobsize.engine import JobSpec, LocalEngine
+    from jobsize.engine.appmaster import warn_if_oversubscribed
     from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, compute_splits, input_files
-    from jobsize.engine.runner import warn_if_oversubscribed
     from jobsize.progress import progress_bar
 
     conf = dict(args.properties)

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
 from jobsize.cli import _ltyarn_dress
 from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
@@ -22,9 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "simulate", help="run schedulers on a workload in the simulator",
         description="Simulate schedulers (FIFO, Fair, Capacity, SRPT, ...) on a workload cut "
         "into overlapping segments; write per-job results, a summary per RCP group and figures.")
-    p.add_argument("--workload", required=True, metavar="W",
+    p.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="W",
                    help="SWIM .tsv, Rumen .json, SLS .json, jobsize trace .parquet (with its "
-                   ".tasks.parquet), or synthetic[:N] (FB-2009 size bins)")
+                   ".tasks.parquet), synthetic[:N] (FB-2009 size bins), or a bundled workload "
+                   f"by name: {', '.join(BUNDLED_WORKLOADS)} (default {DEFAULT_WORKLOAD}, "
+                   "SWIM's day of Facebook's 2009 jobs)")
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",

@@ -7,7 +7,8 @@ other, inside the calling process — and turns the probe's counters into the jo
 ``probe_*`` columns with ``jobsize.sampler.probespec.probe_record``. The probe is the split
 probe of :mod:`jobsize.sampler.probeparts`: two map tasks over about 1/3 and 2/3 of the sample
 and two reduce tasks over about 1/3 and 2/3 of the keys, so that what a task pays whatever its
-input can be told from what grows with it.
+input can be told from what grows with it, and one empty map and reduce whose time is the
+functions' start-up.
 
 The map task tells the mapper which original file each record came from
 (``mapreduce_map_input_file``): records of different files are fed by one mapper process per
@@ -23,10 +24,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jobsize.engine.appmaster import LocalEngine, default_engine
 from jobsize.engine.attempt import MapInput
-from jobsize.engine.runner import LocalEngine, default_engine
+from jobsize.engine.counters import summed
 from jobsize.engine.spec import Containers, JobSpec
-from jobsize.sampler.probeparts import REDUCE_PARTITIONS, SMALLER_SHARE
+from jobsize.sampler.probeparts import (
+    REDUCE_PARTITIONS,
+    REDUCE_PARTITIONS_WITH_EMPTY,
+    SMALLER_SHARE,
+)
 
 
 def _pieces(sample: Any) -> list[tuple[str, bytes]]:
@@ -106,9 +112,11 @@ def run_probe(
     MOR, RIR, RO and the probe's wall time (sampling included). A map-only job (no reducer)
     runs no reduce and reports zeros for it. ``history_dir`` also keeps the probe's own
     .jhist (an uber job). ``splits`` are the job's input splits if already listed;
-    ``split_options`` go to the sampler's split listing (WebHDFS user, ...).
+    ``split_options`` go to the sampler's split listing (WebHDFS user, ...). The probe's
+    configuration names the job it probes (``jobsize.sampler.probespec.probe_properties``), as
+    a cluster probe's does, so its history joins to the job's.
     """
-    from jobsize.sampler.probespec import probe_record
+    from jobsize.sampler.probespec import probe_properties, probe_record
     from jobsize.sampler.sampling import sample as draw
 
     t0 = time.perf_counter()
@@ -119,21 +127,31 @@ def run_probe(
     with tempfile.TemporaryDirectory(prefix="jobsize-probe-", dir=work_dir) as tmp:
         directory = Path(tmp)
         sample_path, map_tasks = _sample_file(drawn, directory)
-        reduces = () if spec.reducer is None else REDUCE_PARTITIONS
+        # one more map and one more reduce on no input: the functions' start-up alone
+        empty_map = [MapInput(str(sample_path), 0, 0, map_tasks[0][0].name, whole=True)]
+        reduces = () if spec.reducer is None else REDUCE_PARTITIONS_WITH_EMPTY
         job = JobSpec(
             inputs=(sample_path,), output=directory / "output", mapper=spec.mapper,
             reducer=spec.reducer, combiner=spec.combiner, n_reduces=len(reduces),
             name=f"jobsize probe: {spec.job_name}", queue=spec.queue,
-            containers=_containers(spec), conf=dict(spec.conf))
+            containers=_containers(spec),
+            conf={**spec.conf, **probe_properties(spec, fraction=drawn.fraction,
+                                                  input_bytes=len(drawn.data))})
         result = (engine or default_engine()).run(job, history_dir=history_dir, uber=True,
-                                                  map_tasks=map_tasks,
+                                                  map_tasks=[*map_tasks, empty_map],
                                                   reduce_partitions=reduces,
                                                   count_map_keys=True)
     wall_ms = (time.perf_counter() - t0) * 1000
-    tasks = [(a.task_type, a.counters) for a in result.attempts if a.ok]
+    empty_ids = {f"_m_{len(map_tasks):06d}", f"_r_{len(REDUCE_PARTITIONS):06d}"}
+    done = [a for a in result.attempts if a.ok]
+    empty = [a for a in done if a.task_id[-9:] in empty_ids]
+    tasks = [a for a in done if a not in empty]
     # a map runs one mapper process per input file it reads (see maptask._by_file)
     processes = [len({p.name for p in task}) for task in map_tasks]
-    return probe_record(result.counters["total"], fraction=drawn.fraction,
+    return probe_record(summed(a.counters for a in tasks), fraction=drawn.fraction,
                         input_bytes=len(drawn.data), wall_ms=wall_ms,
-                        n_reduces=job.n_reduces, tasks=tasks, map_processes=processes)
+                        n_reduces=0 if spec.reducer is None else len(REDUCE_PARTITIONS),
+                        tasks=[(a.task_type, a.counters) for a in tasks],
+                        map_processes=processes,
+                        empty_tasks=[(a.task_type, a.counters) for a in empty])
 

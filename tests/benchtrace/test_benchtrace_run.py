@@ -60,7 +60,8 @@ def test_records_come_from_the_jobs_history_with_probe_columns(tmp_path, generat
     assert list(trace["n_reduces"]) == [0, 1, 0, 1]
 
     # the job columns are exactly what the collectors read from the jobs' own .jhist files
-    jobs, tasks = collect_jhist([tmp_path / "bench" / "history" / "jobs"])
+    found = collect_jhist([tmp_path / "bench" / "history" / "jobs"])
+    jobs, tasks = found.jobs, found.tasks
     assert sorted(jobs["job_id"]) == sorted(trace["job_id"])
     history = jobs.set_index("job_id").loc[trace["job_id"]].reset_index()
     for col in JOB_COLUMNS:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jobsize.models import scaling
-from jobsize.models.design import design_row, sorted_per_task, terms
+from jobsize.models.design import design_matrix, design_row, sorted_per_task, terms
 from jobsize.sampler.probeparts import (
     Point,
     TaskCounts,
@@ -168,3 +168,40 @@ def test_without_a_timing_wrapper_function_times_come_from_cpu_time():
     from jobsize.models.evaluation import Scores, in_sample_pairs
 
     assert Scores.of(in_sample_pairs(model, cluster)).r2["S"] > 0.9
+
+
+_COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_ms",
+            "probe_map_output_bytes", "probe_map_output_records", "probe_reduce_input_records",
+            "probe_reduce_output_bytes", "probe_map_function_fixed_ms",
+            "probe_reduce_function_fixed_ms", "probe_map_output_exponent",
+            "probe_reduce_input_exponent", "probe_key_exponent", "probe_reduce_input_groups",
+            "probe_combine_function_ms", "probe_combine_input_records", "probe_input_bytes",
+            "probe_map_split", "probe_map_processes")
+
+
+@given(n_m=st.integers(1, 2000), n_r=st.integers(0, 64), mi=st.floats(1e3, 1e12),
+       f=st.floats(1e-4, 1.0), split=st.booleans(),
+       values=st.lists(st.one_of(st.none(), st.floats(0, 1e9)), min_size=len(_COLUMNS),
+                       max_size=len(_COLUMNS)))
+def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, values):
+    """The single-prediction path and the batch path compute the same eq 6 and 7 rows."""
+    job = {"n_maps": float(n_m), "n_reduces": float(n_r), "map_input_bytes": mi,
+           "probe_fraction": f, "probe_map_tasks": 2.0 if split else 1.0,
+           "probe_reduce_tasks": 2.0 if split else 1.0}
+    for name, value in zip(_COLUMNS, values, strict=True):
+        if value is not None:
+            job[name] = value
+    if "split" in str(job) or "probe_map_split" in job:
+        job["probe_map_split"] = min(max(job["probe_map_split"] / 1e9, 0.05), 0.95)
+    for name in ("probe_map_output_exponent", "probe_reduce_input_exponent",
+                 "probe_key_exponent"):
+        if name in job:
+            job[name] = min(job[name] / 1e9, 1.0)
+    for name in ("probe_map_output_bytes", "probe_map_output_records",
+                 "probe_reduce_output_bytes", "probe_reduce_input_records"):
+        job.setdefault(name, 0.0)
+    cols = {k: np.array([v]) for k, v in job.items()}
+    for phase in ("SE_m", "SE_r"):
+        one = design_row(job, phase, "probe", se_m=3.0, form="tasks")
+        batch = design_matrix(cols, phase, "probe", se_m=np.array([3.0]), form="tasks")[0]
+        np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
