@@ -61,7 +61,7 @@ def _number(key: str, value: object, source: object) -> float | None:
     if number != number:  # NaN: not known
         return None
     if not 0 <= number < LARGEST:
-        raise InputError(f"expected a number from 0 to 2^63, found {reprlib.repr(value)}",
+        raise InputError(f"expected a non-negative number below 2^63, found {reprlib.repr(value)}",
                          source=source, where=f"key {key!r}")
     return number
 

@@ -487,8 +487,8 @@ def test_negative_map_count_in_the_conf_is_a_bad_record(jhist_dir, tmp_path):
                                              r"expected ≥ 0, found -3"):
         collect_jhist([tmp_path])
     check = RecordCheck("skip")
-    jobs, tasks = collect_jhist([tmp_path], check=check)
-    assert len(jobs) == 0 and len(tasks) == 0
+    found = collect_jhist([tmp_path], check=check)
+    assert len(found.jobs) == 0 and len(found.tasks) == 0
     assert [r.column for r in check.rejected] == ["n_maps"]
 
 

@@ -287,8 +287,8 @@ def _stored(server: HistoryServer, attempts: bool):
     """One job as the collector stores it: fetched, then checked."""
     from jobsize.validation import validated
 
-    record, rows = server.collect_job(DOC_JOB, attempts=attempts)
-    return validated([record], rows, source="http://jhs")
+    job = server.collect_job(DOC_JOB, attempts=attempts)
+    return validated([job.record], job.rows, source="http://jhs")
 
 
 test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(
