@@ -178,6 +178,8 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_map_cpu_ms": _float(record.get("map_cpu_ms")),
         "probe_reduce_cpu_ms": 0.0 if map_only else _float(record.get("reduce_cpu_ms")),
         "probe_map_tasks": record.get("n_maps"),
+        # each probe map reads one file of the uploaded sample: one mapper process each
+        "probe_map_processes": record.get("n_maps"),
         "probe_reduce_tasks": record.get("n_reduces"),
         "probe_combine_function_ms": cfe if cfe is not None else (0.0 if not combined else None),
         "probe_combine_input_records": combined,

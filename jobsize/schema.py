@@ -193,9 +193,11 @@ JOB_COLUMNS: tuple[Column, ...] = (
     # what is paid per task, and how outputs grow with a task's input; null for a probe of one
     # map and one reduce (eq 8 then scales every probe counter by 1 / f_p)
     _c("probe_map_tasks", "Int64", "tasks", "k_m: map tasks of the probe"),
-    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe"),
+    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe (its empty "
+       "one included)"),
     _c("probe_map_processes", "Int64", "processes", "mapper processes the probe's maps ran "
-       "(one per input file in each map; a job's map reads one file, so runs one)"),
+       "(one per input file in each map, and the empty map's; a job's map reads one file, so "
+       "runs one)"),
     _c("probe_map_split", "Float64", "fraction", "share of the sample's bytes in the smaller "
        "probe map task"),
     _c("probe_reduce_split", "Float64", "fraction", "share of the probe's reduce input "

@@ -337,6 +337,10 @@ def probe_record(
     empty = [task_counts(kind, c, column_counter) for kind, c in empty_tasks]
     record.update(split_columns(measured, empty) if measured else
                   dict.fromkeys(PROBE_COLUMNS[len(record):]))
+    for t in empty:  # their start-ups are in the totals too
+        name = "probe_map_processes" if t.kind == "MAP" else "probe_reduce_tasks"
+        if record[name] is not None:
+            record[name] += 1
     if not measured:
         record["probe_map_tasks"] = record["probe_reduce_tasks"] = None
         record["probe_map_processes"] = None
@@ -346,7 +350,8 @@ def probe_record(
         0.0 if cir == 0 else None)
     record["probe_combine_input_records"] = cir
     for kind, column in (("MAP", "probe_map_cpu_ms"), ("REDUCE", "probe_reduce_cpu_ms")):
-        cpu = [_counter(c, _TASK_GROUP, "CPU_MILLISECONDS") for k, c in tasks if k == kind]
+        cpu = [_counter(c, _TASK_GROUP, "CPU_MILLISECONDS")
+               for k, c in (*tasks, *empty_tasks) if k == kind]
         record[column] = (float(sum(cpu)) if cpu and None not in cpu else
                           (0.0 if kind == "REDUCE" and map_only else None))
     record["probe_reduce_input_groups"] = (0 if map_only else

@@ -26,7 +26,6 @@ from typing import Any
 
 from jobsize.engine.appmaster import LocalEngine, default_engine
 from jobsize.engine.attempt import MapInput
-from jobsize.engine.counters import summed
 from jobsize.engine.spec import Containers, JobSpec
 from jobsize.sampler.probeparts import (
     REDUCE_PARTITIONS,
@@ -148,7 +147,7 @@ def run_probe(
     tasks = [a for a in done if a not in empty]
     # a map runs one mapper process per input file it reads (see maptask._by_file)
     processes = [len({p.name for p in task}) for task in map_tasks]
-    return probe_record(summed(a.counters for a in tasks), fraction=drawn.fraction,
+    return probe_record(result.counters["total"], fraction=drawn.fraction,
                         input_bytes=len(drawn.data), wall_ms=wall_ms,
                         n_reduces=0 if spec.reducer is None else len(REDUCE_PARTITIONS),
                         tasks=[(a.task_type, a.counters) for a in tasks],

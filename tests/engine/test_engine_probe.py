@@ -60,7 +60,8 @@ def test_probe_features_scale_to_the_full_job(engine, programs, text, tmp_path):
     (history,) = (tmp_path / "history").glob("*.jhist")
     record = read_jhist(history).record
     assert (record["n_maps"], record["n_reduces"], record["uberized"]) == (3, 3, True)
-    assert (probe["probe_map_tasks"], probe["probe_reduce_tasks"]) == (2, 2)
+    assert (probe["probe_map_tasks"], probe["probe_reduce_tasks"]) == (2, 3)  # + empty reduce
+    assert probe["probe_map_processes"] == 3  # two maps and the empty one
     assert 0.25 < probe["probe_map_split"] < 0.42 and 0.2 < probe["probe_reduce_split"] < 0.45
     # word count: every word is output (β = 1), the distinct words grow more slowly
     assert probe["probe_map_output_exponent"] == pytest.approx(1.0, abs=0.05)
