@@ -253,8 +253,9 @@ def _checked(node: _Node, build: Any) -> Any:
     """``build(node.value)``, its failures reported at the node's JSON path."""
     try:
         return build(node.value)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        node.fail(f"not a valid entry ({type(exc).__name__}: {exc})")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+            RecursionError) as exc:  # OverflowError: an integer of hundreds of digits
+        node.fail(f"not a valid entry ({type(exc).__name__}: {reprlib.repr(str(exc))})")
         raise AssertionError("unreachable") from None
 
 
