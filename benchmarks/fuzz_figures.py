@@ -163,8 +163,8 @@ def _jhs(name: str, folder: Path) -> str:
     finally:
         server.clear()
         server.stop()
-    return (f"{took:.1f} s for the run (request bound {bound:.0f} s with --timeout 2 "
-            f"--retries 3); {result.collected} collected, {len(result.failed)} failed")
+    return (f"{took:.1f} s for the run; the faulty request's bound with --timeout 2 --retries 3: "
+            f"{bound:.1f} s; {result.collected} collected, {len(result.failed)} failed")
 
 
 def _child(name: str, cases: int, timeout: float) -> dict:
