@@ -7,6 +7,12 @@ points 0-255. :class:`AvroJsonDecoder` turns such values into the plain Python v
 returns for the binary encoding (unions unwrapped, bytes as ``bytes``), so both encodings feed
 the same code. Every mismatch with the schema raises :class:`AvroJsonError` carrying the JSON
 path of the offending value.
+
+A schema comes from the file being read, so it is checked before any datum is: no type that
+contains itself (Hadoop's Event schema has none, and a binary reader would recurse once per
+byte), no nesting deeper than :data:`MAX_SCHEMA_DEPTH`, and no array whose items take no bytes
+in the binary encoding (``array<null>``: a count of 2^62 in a few bytes of data would be read
+as that many items).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from typing import Any
 
 _PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 _INT_RANGE = {"int": 2**31, "long": 2**63}
+#: Deepest nesting of types a schema may have (Hadoop's Event schema nests five deep).
+MAX_SCHEMA_DEPTH = 32
 
 
 class AvroJsonError(ValueError):
@@ -38,10 +46,10 @@ class AvroJsonDecoder:
 
     def __init__(self, schema: Any) -> None:
         self._named: dict[str, Any] = {}
-        try:
-            self.root = self._register(schema, None)
-        except RecursionError:
-            raise AvroJsonError("schema nested too deeply") from None
+        self._open: set[str] = set()  # named types being registered: a reference is a cycle
+        self._depth = 0
+        self.root = self._register(schema, None)
+        self._check_arrays()
 
     # -- schema -------------------------------------------------------------------------------
 
@@ -54,11 +62,22 @@ class AvroJsonDecoder:
 
     def _register(self, schema: Any, namespace: str | None) -> Any:
         """Check ``schema``, record its named types and return it in a resolved form."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_SCHEMA_DEPTH:
+                raise AvroJsonError(f"schema: types nested more than {MAX_SCHEMA_DEPTH} deep")
+            return self._resolve(schema, namespace)
+        finally:
+            self._depth -= 1
+
+    def _resolve(self, schema: Any, namespace: str | None) -> Any:
         if isinstance(schema, str):
             if schema in _PRIMITIVES:
                 return schema
             full = self._full_name(schema, namespace)
             for candidate in (full, schema):
+                if candidate in self._open:
+                    raise AvroJsonError(f"schema: type {candidate} contains itself")
                 if candidate in self._named:
                     return ("ref", candidate)
             raise AvroJsonError(f"schema: unknown type {schema!r}")
@@ -100,13 +119,43 @@ class AvroJsonDecoder:
             if not isinstance(fields, list):
                 raise AvroJsonError(f"schema: record {full} needs a list of fields")
             resolved: list[tuple[str, Any, bool, Any]] = []
-            self._named[full] = ("record", full, resolved)  # registered first: may recurse
+            self._open.add(full)
             for spec in fields:
                 if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
                     raise AvroJsonError(f"schema: record {full} has a field without a name")
                 field_type = self._register(spec.get("type"), inner_namespace)
                 resolved.append((spec["name"], field_type, "default" in spec, spec.get("default")))
+            self._open.discard(full)
+            self._named[full] = ("record", full, resolved)
         return ("ref", full)
+
+    def _takes_no_bytes(self, schema: Any) -> bool:
+        """Whether a value of ``schema`` is zero bytes long in the binary encoding."""
+        if isinstance(schema, str):
+            return schema == "null"
+        if schema[0] != "ref":
+            return False  # unions, arrays and maps read at least an index or a count
+        named = self._named[schema[1]]
+        if named[0] == "fixed":
+            return named[2] == 0
+        if named[0] == "record":
+            return all(self._takes_no_bytes(field_type) for _, field_type, *_ in named[2])
+        return False
+
+    def _check_arrays(self) -> None:
+        """Refuse arrays of zero-byte items, wherever they are in the schema."""
+        pending = [self.root, *(n[2] for n in self._named.values() if n[0] == "record")]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, list):  # a record's fields
+                pending.extend(field_type for _, field_type, *_ in node)
+            elif isinstance(node, tuple) and node[0] == "union":
+                pending.extend(node[1])
+            elif isinstance(node, tuple) and node[0] in ("array", "map"):
+                if node[0] == "array" and self._takes_no_bytes(node[1]):
+                    raise AvroJsonError("schema: an array whose items take no bytes (a count "
+                                        "in the data could make it endless)")
+                pending.append(node[1])
 
     def root_fields(self) -> list[str]:
         """Field names of the root schema when it is a record, else an empty list."""

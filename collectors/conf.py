@@ -23,6 +23,12 @@ CONTAINER_KEYS: dict[str, str] = {
 }
 
 _VARIABLE = re.compile(r"\$\{([^}$\s]+)\}")
+#: Hadoop's Configuration.MAX_SUBST: rounds of ``${name}`` substitution in one value.
+MAX_SUBSTITUTIONS = 20
+#: Longest value an expansion may produce, in characters.
+MAX_EXPANDED = 1 << 20
+#: Largest configuration file read (a job's ``_conf.xml`` is a few hundred KB).
+MAX_CONF_BYTES = 64 << 20
 
 
 def parse_conf(data: bytes, *, source: object = "<conf>") -> dict[str, str]:
@@ -34,7 +40,7 @@ def parse_conf(data: bytes, *, source: object = "<conf>") -> dict[str, str]:
         reason = str(exc).split(":")[0]
         raise ParseError(f"not valid XML ({reason})", source=source,
                          where=f"line {line}, column {column + 1}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. an undeclared encoding
+    except (ValueError, LookupError, RecursionError) as exc:  # e.g. an unknown encoding
         raise ParseError(f"not valid XML ({exc})", source=source) from None
     if root.tag != "configuration":
         raise ParseError(f"root element is <{root.tag}>, expected <configuration>", source=source)
@@ -52,7 +58,7 @@ def read_conf(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a Hadoop configuration XML file (a job's ``_conf.xml``) into ``{name: value}``."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_CONF_BYTES + 1)
     except FileNotFoundError:
         raise ParseError("no such file", source=path) from None
     except IsADirectoryError:
@@ -60,24 +66,49 @@ def read_conf(path: str | os.PathLike[str]) -> dict[str, str]:
                          source=path) from None
     except OSError as exc:
         raise ParseError(f"cannot read ({exc.strerror})", source=path) from None
+    if len(data) > MAX_CONF_BYTES:
+        raise ParseError(f"larger than {MAX_CONF_BYTES:,} bytes: not a job configuration",
+                         source=path)
     return parse_conf(data, source=path)
 
 
-def expand(conf: Mapping[str, str], value: str) -> str:
-    """Substitute ``${name}`` references from ``conf``, as Hadoop's Configuration.get does."""
-    for _ in range(20):  # Hadoop's own depth limit for nested substitutions
-        expanded = _VARIABLE.sub(lambda m: conf.get(m.group(1), m.group(0)), value)
-        if expanded == value:
-            break
-        value = expanded
-    return value
+def expand(conf: Mapping[str, str], value: str, *, source: object = None,
+           key: str | None = None) -> str:
+    """Substitute ``${name}`` references from ``conf`` as Hadoop's Configuration.get does.
+
+    One reference (the first) is replaced per round, for at most :data:`MAX_SUBSTITUTIONS`
+    rounds; an unbound name ends the expansion (the rest stays literal) and so does a value
+    that refers to itself (the original text is kept). More rounds than that is Hadoop's
+    "Variable substitution depth too large", a ParseError here; so is a result longer than
+    :data:`MAX_EXPANDED` characters. (Hadoop also looks names up in the environment and the
+    JVM's system properties; a job's recorded configuration has no such context.)
+    """
+    text = value
+    for _ in range(MAX_SUBSTITUTIONS):
+        match = _VARIABLE.search(text)
+        if match is None:
+            return text
+        replacement = conf.get(match.group(1))
+        if replacement is None:
+            return text
+        if match.group(0) in replacement:
+            return value
+        text = text[:match.start()] + replacement + text[match.end():]
+        if len(text) > MAX_EXPANDED:
+            raise ParseError(f"expands to more than {MAX_EXPANDED:,} characters",
+                             source=source, where=None if key is None else f"property {key!r}")
+    if _VARIABLE.search(text) is None:
+        return text
+    raise ParseError(f"variable substitution depth too large: {MAX_SUBSTITUTIONS} "
+                     f"{value[:80]!r}", source=source,
+                     where=None if key is None else f"property {key!r}")
 
 
 def conf_int(conf: Mapping[str, str], key: str, *, source: object = None) -> int | None:
     """``conf[key]`` as an integer; None when absent. A malformed value is a ParseError."""
     if key not in conf:
         return None
-    text = expand(conf, conf[key]).strip()
+    text = expand(conf, conf[key], source=source, key=key).strip()
     try:
         value = int(text)
     except ValueError:

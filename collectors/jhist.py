@@ -26,6 +26,7 @@ import io
 import json
 import os
 import re
+import reprlib
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -45,14 +46,19 @@ from jobsize.collectors.probe_join import (
     probe_identity,
 )
 
+from jobsize.boundedjson import DECODER, loads, unreadable
 from jobsize.errors import ParseError
-from jobsize.schema import JOB_COLUMNS, records, tasks_frame
+from jobsize.schema import JOB_COLUMNS
+from jobsize.validation import RecordCheck, validated
 
 __all__ = ["HistoryTrace", "JobHistory", "collect_jhist", "find_jhist", "parse_jhist",
            "read_conf", "read_jhist"]
 
 JSON_MAGIC = b"Avro-Json"
 BINARY_MAGIC = b"Avro-Binary"
+
+#: Longest schema line accepted; Hadoop's Event schema is about 20 KB.
+MAX_SCHEMA_BYTES = 1 << 20
 
 _JOB_ID = re.compile(r"job_\d+_\d+")
 _SPACE = re.compile(r"\s*")
@@ -102,11 +108,10 @@ def _split_header(data: bytes, source: object) -> tuple[bytes, Any, int]:
     if first < 0 or second < 0:
         raise ParseError("the file ends before its schema line does", source=source,
                          where="line 2")
-    try:
-        schema = json.loads(data[first + 1:second])
-    except (ValueError, RecursionError) as exc:
-        raise ParseError(f"the schema is not valid JSON ({exc})"[:300], source=source,
-                         where="line 2") from None
+    if second - first > MAX_SCHEMA_BYTES:
+        raise ParseError(f"the schema line is longer than {MAX_SCHEMA_BYTES:,} bytes",
+                         source=source, where="line 2")
+    schema = loads(data[first + 1:second], source=f"{source}: line 2: schema")
     return magic, schema, second + 1
 
 
@@ -144,7 +149,6 @@ def _json_text(data: bytes, start: int, source: object) -> tuple[str, bool]:
 
 def _json_events(data: bytes, start: int, decoder: AvroJsonDecoder, source: object) -> _Stream:
     text, truncated = _json_text(data, start, source)
-    raw = json.JSONDecoder()
     events: list[_Event] = []
     pos, line = 0, data.count(b"\n", 0, start) + 1
     while True:
@@ -154,16 +158,15 @@ def _json_events(data: bytes, start: int, decoder: AvroJsonDecoder, source: obje
         if pos >= len(text):
             return _Stream(events, truncated, "json")
         try:
-            value, end = raw.raw_decode(text, pos)
+            value, end = DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             if "\n" not in text[pos:].rstrip():  # the last event was cut off
                 return _Stream(events, True, "json")
             bad_line = line + text.count("\n", pos, exc.pos)
             raise ParseError(f"invalid JSON ({exc.msg})", source=source,
                              where=f"line {bad_line}") from None
-        except RecursionError:
-            raise ParseError("JSON nested too deeply", source=source,
-                             where=f"line {line}") from None
+        except (RecursionError, ValueError) as exc:
+            raise unreadable(exc, source=source, where=f"line {line}") from None
         where = f"line {line}"
         try:
             decoded = decoder.decode(value)
@@ -216,12 +219,18 @@ class _Fields:
         self.body, self.where, self.source = event.body, event.where, source
 
     def _fail(self, key: str, expected: str, value: Any) -> ParseError:
-        return ParseError(f"{key}: expected {expected}, found {value!r}"[:200],
+        return ParseError(f"{key}: expected {expected}, found {reprlib.repr(value)}",
                           source=self.source, where=self.where)
 
     def str(self, key: str) -> str | None:
         value = self.body.get(key)
-        if value is None or isinstance(value, str):
+        if value is None:
+            return value
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate from a JSON escape
+                raise self._fail(key, "UTF-8 text", value) from None
             return value
         raise self._fail(key, "a string", value)
 
@@ -491,30 +500,33 @@ def collect_jhist(
     paths: Iterable[str | os.PathLike[str]],
     *,
     advance: Callable[..., None] | None = None,
+    check: RecordCheck | None = None,
 ) -> HistoryTrace:
     """Job records and task-attempt rows of the ``.jhist`` files under ``paths``.
 
     A job found twice keeps its complete history over an incomplete one, else the first.
     Probe jobs are joined to the jobs they probed (:mod:`jobsize.collectors.probe_join`) and
-    are not among the jobs. ``advance()`` is called once per file read (for a progress bar).
+    are not among the jobs. Each job is checked (:mod:`jobsize.validation`); ``check`` says
+    what a bad one does. ``advance()`` is called once per file read (for a progress bar).
     """
-    histories: dict[str, JobHistory] = {}
+    histories: dict[str, tuple[Path, JobHistory]] = {}
     for path in find_jhist(paths):
         history = read_jhist(path)
         job_id = history.record["job_id"]
-        if job_id not in histories or (history.complete and not histories[job_id].complete):
-            histories[job_id] = history
+        if job_id not in histories or (history.complete and not histories[job_id][1].complete):
+            histories[job_id] = (path, history)
         if advance is not None:
             advance()
     production, probes, identities = [], [], {}
-    for job_id, history in histories.items():
+    for job_id, (path, history) in histories.items():
         probe = find_probe(history.record, history.conf, source=f"{job_id}_conf.xml")
         if probe is None:
-            production.append(history)
+            production.append((path, history))
             identities[job_id] = probe_identity(history.conf)
         else:
             probes.append(probe)
-    jobs = records((h.record for h in production), source="jhist")
-    tasks = tasks_frame((row for h in production for row in h.tasks), source="jhist")
+    jobs, tasks = validated((h.record for _, h in production),
+                            (row for _, h in production for row in h.tasks),
+                            places=[str(path) for path, _ in production], check=check)
     joined = join_probes(jobs, probes, identities)
-    return HistoryTrace(joined.jobs, tasks, joined.probes, joined.report)
+    return HistoryTrace(joined.jobs, tasks, joined.probes, joined.report)  # type: ignore[arg-type]

@@ -14,16 +14,19 @@ resource — Hadoop's averages are whole milliseconds, so these can be short by 
 attempt — and wasted time stays null.
 
 :func:`collect_jhs` is incremental and resumable: jobs already in the output trace are skipped,
-the trace is rewritten atomically every ``checkpoint`` jobs and when the run ends (also when it
-is interrupted), and a job whose requests keep failing is reported by id in
-:attr:`CollectResult.failed`, never dropped silently.
+a job listed twice is fetched once, the trace and its task table are committed together every
+``checkpoint`` jobs and when the run ends (also when it is interrupted, without waiting for
+slow servers), a job whose requests keep failing is reported by id in
+:attr:`CollectResult.failed` and one holding impossible values in
+:attr:`CollectResult.rejected` — never dropped silently, never stored.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,22 +39,24 @@ from jobsize.collectors.probe_join import (
     find_probe,
     join_probes,
     probe_identity,
+    probes_path,
     read_probes,
     write_probes,
 )
 from jobsize.collectors.rest import HttpOptions, JsonView, RestClient
 
+from jobsize.atomic import prepare
 from jobsize.errors import ConfigError, JobsizeError
+from jobsize.fetch import Cancelled
 from jobsize.schema import (
     JOB_COLUMNS,
     TASK_COLUMNS,
     conform,
     read_trace,
-    records,
-    tasks_frame,
     tasks_path,
-    write_trace,
+    write_trace_with_tasks,
 )
+from jobsize.validation import BadRecordError, RecordCheck, Rejection, validated
 
 API = "ws/v1/history/mapreduce/"
 STATES = ("SUCCEEDED", "FAILED", "KILLED", "ERROR")
@@ -235,33 +240,41 @@ def _average_times(job: JsonView) -> dict[str, int | None]:
 
 @dataclass
 class CollectResult:
-    """What a collection run did: jobs written, skipped (already there) and failed (by id);
-    probe jobs fetched, joined to their jobs, and not joined (every probe in the trace's probe
-    table still without a job, with the reason)."""
+    """What a collection run did: jobs written, skipped (already there), failed (by id) and
+    rejected (fetched, but holding impossible values: see :mod:`jobsize.validation`); probe
+    jobs fetched, joined to their jobs, and not joined (every probe in the trace's probe table
+    still without a job, with the reason)."""
 
     output: Path
     listed: int = 0
     collected: int = 0
     skipped: int = 0
     failed: dict[str, str] = field(default_factory=dict)
+    rejected: list[Rejection] = field(default_factory=list)
     probes: int = 0
     probes_joined: int = 0
     probes_unjoined: dict[str, str] = field(default_factory=dict)
 
 
 class _Trace:
-    """The output trace, its task table and its probe table, extended and rewritten atomically.
+    """The output trace, its task table and its probe table, extended and saved.
 
     Probes are kept in the probe table, joined or not, so that a later run neither fetches them
     again nor loses one whose job it has not seen yet.
+
+    Each save checks the jobs fetched since the last one (:func:`jobsize.validation.validated`)
+    and writes both tables as one commit (:func:`jobsize.schema.write_trace_with_tasks`), so
+    a run killed at any point leaves a trace whose jobs all have their task rows, once.
     """
 
-    def __init__(self, output: Path) -> None:
-        self.output = output
+    def __init__(self, output: Path, url: str) -> None:
+        self.output, self.url = output, url
         self.jobs: list[pd.DataFrame] = []
         self.tasks: list[pd.DataFrame] = []
         self.new_jobs: list[dict[str, Any]] = []
         self.new_tasks: list[dict[str, Any]] = []
+        self.rejected: list[Rejection] = []
+        prepare(output, tasks_path(output), probes_path(output))
         self.identities: dict[str, str | None] = {}
         self.probes: list[Probe] = read_probes(output)
         self.new_probes = 0
@@ -269,10 +282,15 @@ class _Trace:
         self.joined = 0
         self.unjoined: dict[str, str] = {}
         if output.exists():
-            self.jobs.append(read_trace(output))
+            jobs = read_trace(output)
+            self.jobs.append(jobs)
             task_file = tasks_path(output)
             if task_file.exists():
-                self.tasks.append(read_trace(task_file, columns=TASK_COLUMNS))
+                tasks = read_trace(task_file, columns=TASK_COLUMNS)
+                # rows of jobs the trace does not hold (an older layout's interrupted write)
+                # or held twice are not the trace's: drop them
+                tasks = tasks[tasks["job_id"].isin(set(jobs["job_id"].dropna()))]
+                self.tasks.append(tasks.drop_duplicates(subset=["job_id", "attempt_id"]))
 
     def known_ids(self) -> set[str]:
         jobs = {str(i) for frame in self.jobs for i in frame["job_id"].dropna()}
@@ -296,8 +314,12 @@ class _Trace:
     def save(self) -> None:
         """Join the probes not joined yet; rewrite the tables if anything changed."""
         if self.new_jobs:
-            self.jobs.append(records(self.new_jobs, source=self.output))
-            self.tasks.append(tasks_frame(self.new_tasks, source=self.output))
+            check = RecordCheck("skip")
+            places = [f"{self.url}{API}jobs/{r.get('job_id')}" for r in self.new_jobs]
+            jobs, tasks = validated(self.new_jobs, self.new_tasks, places=places, check=check)
+            self.rejected.extend(check.rejected)
+            self.jobs.append(jobs)
+            self.tasks.append(tasks)  # type: ignore[arg-type]
             self.new_jobs, self.new_tasks = [], []
         joined = join_probes(_concat(self.jobs, JOB_COLUMNS), self.probes, self.identities)
         jobs = joined.jobs
@@ -308,10 +330,9 @@ class _Trace:
         if not (self.dirty or joined.report.joined):
             return
         self.dirty = False
-        # Tasks first: a job id in the trace always has its attempt rows saved; probes last,
-        # so a probe marked joined always has its job's columns saved.
-        write_trace(tasks, tasks_path(self.output), columns=TASK_COLUMNS)
-        write_trace(jobs, self.output)
+        # The trace and its tasks as one commit; probes after it, so a probe marked joined
+        # always has its job's columns saved.
+        write_trace_with_tasks(jobs, tasks, self.output)
         if self.probes:
             write_probes(self.probes, self.output)
 
@@ -335,68 +356,103 @@ def collect_jhs(
     options: HttpOptions | None = None,
     advance: Callable[..., None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    check: RecordCheck | None = None,
 ) -> CollectResult:
     """Collect finished jobs from a JobHistory Server into the trace ``output``.
 
-    Jobs already in ``output`` are skipped. ``since_last`` starts the finished-time window at
-    the latest finish time already in the trace. At most ``workers`` jobs are fetched at once.
-    ``on_total(n)`` learns how many jobs will be fetched, ``advance()`` is called per job.
+    Jobs already in ``output`` are skipped, and a job listed twice is fetched once.
+    ``since_last`` starts the finished-time window at the latest finish time already in the
+    trace. At most ``workers`` jobs are fetched at once. The trace and its task table are
+    committed together every ``checkpoint`` jobs and when the run ends — also when it is
+    interrupted, at once: requests under way are abandoned, what was fetched is kept.
+    ``check`` says what a job with impossible values does (default: stop the run with a
+    BadRecordError after saving the others). ``on_total(n)`` learns how many jobs will be
+    fetched, ``advance()`` is called per job.
     """
     if workers < 1:
         raise ConfigError(f"workers must be ≥ 1, not {workers}")
+    if checkpoint < 1:
+        raise ConfigError(f"checkpoint must be ≥ 1, not {checkpoint}")
+    check = check or RecordCheck()
     server = HistoryServer(url, options or HttpOptions(pool=max(workers, 1)))
-    trace = _Trace(Path(output))
+    trace = _Trace(Path(output), server.client.base_url)
     if since_last and query.finished_begin_ms is None:
         latest = trace.latest_finish_ms()
         if latest is not None:
             query = JobFilter(**{**query.__dict__, "finished_begin_ms": latest})
     listed = server.jobs(query)
     known = trace.known_ids()
-    todo = [j.job_id for j in listed if j.job_id not in known]
-    result = CollectResult(Path(output), listed=len(listed), skipped=len(listed) - len(todo))
+    todo = list(dict.fromkeys(j.job_id for j in listed if j.job_id not in known))
+    result = CollectResult(Path(output), listed=len({j.job_id for j in listed}),
+                           skipped=len({j.job_id for j in listed} & known))
     if on_total is not None:
         on_total(len(todo))
     try:
-        _fetch_all(server, todo, trace, result, attempts, workers, checkpoint, advance)
+        _fetch_all(server, todo, trace, result, attempts, workers, checkpoint, advance, check)
     finally:
+        server.client.cancel.set()  # workers still waiting on a server stop at once
         trace.save()
+        _account(trace, result)
         result.probes, result.probes_joined = trace.new_probes, trace.joined
         result.probes_unjoined = trace.unjoined
+    if check.policy == "fail" and result.rejected:
+        first = result.rejected[0]
+        raise BadRecordError(f"column {first.column!r}: {first.reason}, found {first.value} "
+                             "(--on-bad-record skip leaves such jobs out)", source=first.place)
     return result
+
+
+def _account(trace: _Trace, result: CollectResult) -> None:
+    """Move the jobs the checks refused from ``collected`` to ``rejected``."""
+    result.rejected.extend(trace.rejected)
+    result.collected -= len(trace.rejected)
+    trace.rejected = []
 
 
 def _fetch_all(server: HistoryServer, todo: list[str], trace: _Trace, result: CollectResult,
                attempts: bool, workers: int, checkpoint: int,
-               advance: Callable[..., None] | None) -> None:
-    pending = iter(todo)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jhs") as pool:
-        running: dict[Future, str] = {}
-        try:
-            for job_id in pending:
-                running[pool.submit(server.collect_job, job_id, attempts=attempts)] = job_id
-                if len(running) >= workers * 2:
-                    _drain(running, trace, result, checkpoint, advance, FIRST_COMPLETED)
-            while running:
-                _drain(running, trace, result, checkpoint, advance, FIRST_COMPLETED)
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
+               advance: Callable[..., None] | None, check: RecordCheck) -> None:
+    """Fetch ``todo`` on daemon threads; the main thread stores what they bring.
 
+    The threads are daemons so that an interrupted run exits at once, whatever server they
+    are waiting on; the client's cancel event stops them when the run ends.
+    """
+    pending: queue.Queue[str] = queue.Queue()
+    for job_id in todo:
+        pending.put(job_id)
+    done: queue.Queue[tuple[str, Any, BaseException | None]] = queue.Queue()
 
-def _drain(running: dict[Future, str], trace: _Trace, result: CollectResult, checkpoint: int,
-           advance: Callable[..., None] | None, how: str) -> None:
-    done, _ = wait(list(running), return_when=how)
-    for future in done:
-        job_id = running.pop(future)
-        try:
-            job = future.result()
-        except JobsizeError as exc:
-            result.failed[job_id] = str(exc)
+    def work() -> None:
+        while not server.client.cancel.is_set():
+            try:
+                job_id = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put((job_id, server.collect_job(job_id, attempts=attempts), None))
+            except Cancelled:
+                return
+            except BaseException as exc:
+                done.put((job_id, None, exc))
+
+    for i in range(min(workers, len(todo))):
+        threading.Thread(target=work, name=f"jhs-{i}", daemon=True).start()
+    since_save = 0
+    for _ in todo:
+        job_id, fetched, error = done.get()
+        if error is not None and not isinstance(error, JobsizeError):
+            raise error
+        if error is not None:
+            result.failed[job_id] = str(error)
         else:
-            trace.add(job)
-            result.collected += job.probe is None
-            if (result.collected + trace.new_probes) % checkpoint == 0:
+            trace.add(fetched)
+            result.collected += fetched.probe is None
+            since_save += 1
+            if since_save >= checkpoint:
+                since_save = 0
                 trace.save()
+                _account(trace, result)
+                if check.policy == "fail" and result.rejected:
+                    return
         if advance is not None:
             advance()

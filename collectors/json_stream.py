@@ -7,17 +7,18 @@ the file and the line where the bad document starts.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 import zlib
 from typing import Any
 
+from jobsize.boundedjson import decode_text, decode_value
 from jobsize.errors import ParseError
 
 _SPACE = re.compile(r"\s*")
 _GZIP_MAGIC = b"\x1f\x8b"
+#: Most bytes a gzipped trace may inflate to.
+MAX_INFLATED = 1 << 30
 
 
 def read_bytes(path: str | os.PathLike[str], what: str) -> bytes:
@@ -34,24 +35,34 @@ def read_bytes(path: str | os.PathLike[str], what: str) -> bytes:
     return decompress(data, path)
 
 
-def decompress(data: bytes, source: object) -> bytes:
+def decompress(data: bytes, source: object, limit: int | None = None) -> bytes:
+    """``data`` inflated when it is gzip (all members), refusing more than ``limit`` bytes
+    (default :data:`MAX_INFLATED`): a small damaged or hostile file must not fill memory."""
     if not data.startswith(_GZIP_MAGIC):
         return data
+    limit = MAX_INFLATED if limit is None else limit
+    out = bytearray()
+    rest = data
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
+        while rest.startswith(_GZIP_MAGIC):
+            inflater = zlib.decompressobj(wbits=31)
+            out += inflater.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit:
+                raise ParseError(f"gzip data inflates to more than {limit:,} bytes",
+                                 source=source)
+            if not inflater.eof:
+                raise ParseError("damaged gzip data (it ends early)", source=source)
+            rest = inflater.unused_data.lstrip(b"\0")
+    except zlib.error as exc:
         raise ParseError(f"damaged gzip data ({exc})", source=source) from None
+    if rest:
+        raise ParseError("damaged gzip data (trailing garbage)", source=source)
+    return bytes(out)
 
 
 def documents(data: bytes, source: object) -> list[tuple[Any, int]]:
-    """The JSON values in ``data`` with the line each starts on."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError(f"not UTF-8 text (byte offset {exc.start})", source=source,
-                         where=f"line {line}") from None
-    decoder = json.JSONDecoder()
+    """The JSON values in ``data`` with the line each starts on (see jobsize.boundedjson)."""
+    text = decode_text(data, source=source)
     out: list[tuple[Any, int]] = []
     pos, line = 0, 1
     while True:
@@ -60,14 +71,7 @@ def documents(data: bytes, source: object) -> list[tuple[Any, int]]:
         pos = skip
         if pos >= len(text):
             return out
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON ({exc.msg})", source=source,
-                             where=f"line {exc.lineno}, column {exc.colno}") from None
-        except RecursionError:
-            raise ParseError("JSON nested too deeply", source=source,
-                             where=f"line {line}") from None
+        value, end = decode_value(text, pos, source=source)
         out.append((value, line))
         line += text.count("\n", pos, end)
         pos = end

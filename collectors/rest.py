@@ -1,12 +1,13 @@
 """A JSON-over-HTTP client for Hadoop's REST APIs (JobHistory Server, ResourceManager).
 
 One :class:`RestClient` per server: a ``requests.Session`` per thread, each with a pooled
-``HTTPAdapter`` whose urllib3 ``Retry`` repeats GETs with exponential backoff after connection
-errors, read timeouts and 5xx answers. A response whose body breaks off or is not valid JSON
-(a proxy cutting the stream, a server restarting mid-answer) is fetched again the same way.
-SPNEGO (Kerberos) authentication is optional and needs the ``kerberos`` extra; TLS is verified
-against the system's or a given CA bundle. Proxy variables (``HTTP(S)_PROXY``, ``NO_PROXY``)
-and ``REQUESTS_CA_BUNDLE`` are honoured; ``.netrc`` is not read.
+``HTTPAdapter``. Every GET goes through :func:`jobsize.fetch.get`: a deadline per attempt that
+covers the whole body, a cap on the body's size, retries with exponential backoff after
+connection errors, timeouts, 429/5xx answers and bodies that break off or are not valid JSON,
+and a server's Retry-After honoured up to the timeout. SPNEGO (Kerberos) authentication is
+optional and needs the ``kerberos`` extra; TLS is verified against the system's or a given CA
+bundle. Proxy variables (``HTTP(S)_PROXY``, ``NO_PROXY``) and ``REQUESTS_CA_BUNDLE`` are
+honoured; ``.netrc`` is not read.
 
 :class:`JsonView` reads fields of a decoded document with type checks whose errors name the URL
 and the JSON path.
@@ -14,10 +15,9 @@ and the JSON path.
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,22 +25,22 @@ from urllib.parse import urljoin
 
 import requests
 from requests.adapters import HTTPAdapter
-from urllib3.util.retry import Retry
 
+from jobsize.boundedjson import LONG, loads
 from jobsize.errors import ConfigError, ParseError, RemoteError
-
-#: Statuses worth asking again: the server or a proxy in front of it is briefly unwell.
-RETRY_STATUSES = frozenset({500, 502, 503, 504})
+from jobsize.fetch import FetchPolicy, Reply, get
 
 
 @dataclass(frozen=True)
 class HttpOptions:
     """How to talk to a server.
 
-    ``timeout`` is (connect, read) seconds; ``retries`` the number of repeats after a failure
-    (each of connection errors, read timeouts, 5xx answers and broken bodies); ``backoff`` the
-    base of the exponential wait between them, in seconds; ``verify`` True, False or the path of
-    a CA bundle; ``kerberos`` enables SPNEGO; ``pool`` the connections kept per host.
+    ``timeout`` is (connect, total) seconds: the total bounds one attempt from connecting to
+    the last byte of the answer, and every wait between attempts; ``retries`` the number of
+    repeats after a failure (connection errors, timeouts, 429/5xx answers and broken bodies);
+    ``backoff`` the base of the exponential wait between them, in seconds; ``verify`` True,
+    False or the path of a CA bundle; ``kerberos`` enables SPNEGO; ``pool`` the connections
+    kept per host; ``max_body`` the largest answer accepted, in bytes.
     """
 
     timeout: tuple[float, float] = (5.0, 60.0)
@@ -49,6 +49,12 @@ class HttpOptions:
     verify: bool | str = True
     kerberos: bool = False
     pool: int = 16
+    max_body: int = 256 << 20
+
+    def policy(self) -> FetchPolicy:
+        connect, total = self.timeout
+        return FetchPolicy(timeout=total, connect=connect, retries=self.retries,
+                           backoff=self.backoff, max_body=self.max_body)
 
 
 def spnego_auth() -> Any:
@@ -62,13 +68,17 @@ def spnego_auth() -> Any:
 
 
 class RestClient:
-    """GET JSON documents from one server, with pooling, retries and optional SPNEGO."""
+    """GET JSON documents from one server, with pooling, bounded retries and optional SPNEGO.
+
+    Setting :attr:`cancel` makes requests under way stop at their next read or wait.
+    """
 
     def __init__(self, base_url: str, options: HttpOptions | None = None) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"not an http(s) URL: {base_url!r}")
         self.base_url = base_url.rstrip("/") + "/"
         self.options = options or HttpOptions()
+        self.policy = self.options.policy()
         verify = self.options.verify
         if isinstance(verify, str) and not Path(verify).exists():
             raise ConfigError(f"CA bundle not found: {verify}")
@@ -81,17 +91,13 @@ class RestClient:
                 "CURL_CA_BUNDLE") or True
         self._verify = verify
         self._local = threading.local()
+        self.cancel = threading.Event()
 
     def _session(self) -> requests.Session:
         session = getattr(self._local, "session", None)
         if session is None:
             opts = self.options
-            retry = Retry(total=opts.retries, connect=opts.retries, read=opts.retries,
-                          status=opts.retries, other=0, backoff_factor=opts.backoff,
-                          backoff_max=30.0, status_forcelist=RETRY_STATUSES,
-                          allowed_methods=frozenset({"GET"}), raise_on_status=False,
-                          respect_retry_after_header=True)
-            adapter = HTTPAdapter(max_retries=retry, pool_connections=opts.pool,
+            adapter = HTTPAdapter(max_retries=0, pool_connections=opts.pool,
                                   pool_maxsize=opts.pool)
             session = requests.Session()
             session.mount("http://", adapter)
@@ -110,42 +116,23 @@ class RestClient:
     def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``path`` and decode its JSON, retrying broken bodies; errors name the URL."""
         url = self.url(path)
-        attempt = 0
-        while True:
-            try:
-                return self._get_once(url, params)
-            except _BrokenBody as exc:
-                attempt += 1
-                if attempt > self.options.retries:
-                    raise RemoteError(f"{exc.reason} (after {attempt} tries)",
-                                      source=exc.url) from None
-                time.sleep(min(30.0, self.options.backoff * 2 ** (attempt - 1)))
-
-    def _get_once(self, url: str, params: dict[str, Any] | None) -> Any:
-        try:
-            response = self._session().get(url, params=params, timeout=self.options.timeout)
-        except (requests.exceptions.ChunkedEncodingError,
-                requests.exceptions.ContentDecodingError) as exc:
-            raise _BrokenBody(url, f"response broken off ({_short(exc)})") from None
-        except requests.exceptions.SSLError as exc:
-            raise RemoteError(f"TLS failure ({_short(exc)})", source=url) from None
-        except requests.exceptions.RequestException as exc:
-            raise RemoteError(f"request failed after retries ({_short(exc)})",
-                              source=url) from None
-        if response.status_code >= 400:
-            raise RemoteError(f"HTTP {response.status_code} {response.reason}"
-                              + _remote_message(response), source=response.url,
-                              status=response.status_code)
-        try:
-            return json.loads(response.content)
-        except (ValueError, RecursionError) as exc:
-            raise _BrokenBody(response.url, f"not valid JSON ({_short(exc)})") from None
+        reply = get(self._session(), url, self.policy, params=params, cancel=self.cancel,
+                    decode=_json_or_reply)
+        if isinstance(reply, Reply):
+            raise RemoteError(f"HTTP {reply.status} {reply.reason}".rstrip()
+                              + _remote_message(reply), source=reply.url, status=reply.status)
+        return reply.value
 
 
-class _BrokenBody(Exception):
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(reason)
-        self.url, self.reason = url, reason
+class _Json:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _json_or_reply(reply: Reply) -> _Json | Reply:
+    if reply.status >= 300:
+        return reply
+    return _Json(loads(reply.content, source=reply.url))
 
 
 def _short(exc: BaseException) -> str:
@@ -153,11 +140,12 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def _remote_message(response: requests.Response) -> str:
+def _remote_message(reply: Reply) -> str:
     """Hadoop's RemoteException message from an error body, if there is one."""
     try:
-        message = response.json().get("RemoteException", {}).get("message")
-    except (ValueError, AttributeError):
+        message = loads(reply.content, source=reply.url).get("RemoteException", {}).get(
+            "message")
+    except (ParseError, AttributeError):
         return ""
     return f": {_short(Exception(message))}" if isinstance(message, str) else ""
 
@@ -199,6 +187,11 @@ class JsonView:
             return None
         if not isinstance(child.value, str):
             raise self._fail(f"expected a string, found {_kind(child.value)}", child.path)
+        try:
+            child.value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: valid JSON, not storable text
+            raise self._fail(f"expected UTF-8 text, found {_kind(child.value)}",
+                             child.path) from None
         return child.value
 
     def int(self, key: str, *, required: bool = True) -> int | None:
@@ -208,8 +201,9 @@ class JsonView:
             return None
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 2**63:
-            raise self._fail(f"expected an integer, found {_kind(child.value)}", child.path)
+        if not isinstance(value, int) or isinstance(value, bool) or not -LONG <= value < LONG:
+            raise self._fail(f"expected an integer within ±2^63, found {_kind(child.value)}",
+                             child.path)
         return value
 
     def number(self, key: str, *, required: bool = True) -> float | None:
@@ -217,8 +211,11 @@ class JsonView:
         value = child.value
         if value is None and not required:
             return None
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise self._fail(f"expected a number, found {value!r}"[:120], child.path)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or (
+                isinstance(value, int) and not -LONG <= value < LONG):
+            raise self._fail(f"expected a number, found {_kind(value)}", child.path)
+        if not math.isfinite(value):
+            raise self._fail(f"expected a finite number, found {_kind(value)}", child.path)
         return float(value)
 
     def bool(self, key: str, *, required: bool = True) -> bool | None:
@@ -235,4 +232,8 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, (dict, list)):
         return "an object" if isinstance(value, dict) else "a list"
+    if isinstance(value, int) and not -LONG <= value < LONG:
+        return f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, str):
+        value = value.encode("utf-8", "backslashreplace").decode("utf-8")
     return repr(value)[:60]

@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 from jobsize.collectors.rest import HttpOptions, JsonView, RestClient
 
-from jobsize.errors import ConfigError
+from jobsize.errors import ConfigError, ParseError
+from jobsize.schema import JAVA_INT
 
 NODE_COLUMNS = ("node", "rack", "memory_mb", "vcores", "state")
 
@@ -41,14 +42,31 @@ def cluster_resources(url: str, **http_options: Any) -> tuple[int, int]:
 def metrics_resources(doc: JsonView) -> tuple[int, int]:
     """(total memory MB, total vcores) from a decoded ``cluster/metrics`` document."""
     metrics = doc.get("clusterMetrics")
-    memory = metrics.int("totalMB", required=False)
-    if memory is None:  # older ResourceManagers: what is free plus what is in use
-        memory = metrics.int("availableMB") + metrics.int("allocatedMB")  # type: ignore[operator]
-    vcores = metrics.int("totalVirtualCores", required=False)
-    if vcores is None:
-        vcores = (metrics.int("availableVirtualCores")  # type: ignore[operator]
-                  + metrics.int("allocatedVirtualCores"))
+    memory = _positive(metrics, "totalMB", "availableMB", "allocatedMB")
+    vcores = _positive(metrics, "totalVirtualCores", "availableVirtualCores",
+                       "allocatedVirtualCores")
     return memory, vcores
+
+
+def _positive(metrics: JsonView, total: str, available: str, allocated: str) -> int:
+    """A capacity: ``total``, or (older ResourceManagers) what is free plus what is in use.
+
+    CR divides eq 2-4 and 9, so a capacity of 0 or less (a cluster with no NodeManager yet)
+    is an error, not a number to divide by.
+    """
+    value = metrics.int(total, required=False)
+    where = f"{metrics.path}.{total}"
+    if value is None:
+        free, used = metrics.int(available), metrics.int(allocated)
+        if free < 0 or used < 0:  # type: ignore[operator]
+            raise ParseError(f"{available} and {allocated} must be ≥ 0", source=metrics.source,
+                             where=metrics.path)
+        value = free + used  # type: ignore[operator]
+        where = f"{metrics.path}.{available} + {allocated}"
+    if not 0 < value < JAVA_INT * 1024:
+        raise ParseError(f"the cluster's capacity must be positive, found {value}",
+                         source=metrics.source, where=where)
+    return value
 
 
 def cluster_nodes(url: str, **http_options: Any) -> pd.DataFrame:
@@ -73,4 +91,8 @@ def nodes_frame(doc: JsonView) -> pd.DataFrame:
 
 def _sum(node: JsonView, used: str, available: str) -> int | None:
     a, b = node.int(used, required=False), node.int(available, required=False)
+    for key, value in ((used, a), (available, b)):
+        if value is not None and not 0 <= value < JAVA_INT:
+            raise ParseError(f"expected a number from 0 to {JAVA_INT - 1}, found {value}",
+                             source=node.source, where=f"{node.path}.{key}")
     return None if a is None and b is None else (a or 0) + (b or 0)

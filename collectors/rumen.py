@@ -19,7 +19,7 @@ from jobsize.collectors.json_stream import documents, read_bytes
 from jobsize.collectors.rest import JsonView
 
 from jobsize.errors import ParseError
-from jobsize.schema import records, tasks_frame
+from jobsize.validation import RecordCheck, validated
 
 _OUTCOMES = {"SUCCESS": "SUCCEEDED", "SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED",
              "KILLED": "KILLED"}
@@ -111,9 +111,10 @@ def _first_known(attempt: JsonView, fields: tuple[str, ...]) -> int | None:
     return None
 
 
-def parse_rumen(data: bytes, *, source: object = "<rumen>") -> tuple[pd.DataFrame, pd.DataFrame]:
+def parse_rumen(data: bytes, *, source: object = "<rumen>", check: RecordCheck | None = None
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse Rumen trace content; see :func:`read_rumen`."""
-    jobs, tasks = [], []
+    jobs, tasks, places = [], [], []
     for value, line in documents(data, source):
         view = JsonView(value, f"{source}: line {line}")
         if not isinstance(value, dict):
@@ -121,11 +122,15 @@ def parse_rumen(data: bytes, *, source: object = "<rumen>") -> tuple[pd.DataFram
         record, rows = job_record(view)
         jobs.append(record)
         tasks.extend(rows)
+        places.append(f"line {line}")
     if not jobs:
         raise ParseError("no jobs in the trace", source=source)
-    return records(jobs, source=source), tasks_frame(tasks, source=source)
+    return validated(jobs, tasks, source=source, places=places, check=check)
 
 
-def read_rumen(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Read a Rumen job trace (``.json`` or ``.json.gz``): (job records, attempt rows)."""
-    return parse_rumen(read_bytes(path, "a Rumen JSON trace"), source=path)
+def read_rumen(path: str | os.PathLike[str], *, check: RecordCheck | None = None
+               ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read a Rumen job trace (``.json`` or ``.json.gz``): (job records, attempt rows).
+
+    Each job is checked (:mod:`jobsize.validation`); ``check`` says what a bad one does."""
+    return parse_rumen(read_bytes(path, "a Rumen JSON trace"), source=path, check=check)

@@ -21,18 +21,20 @@ import pandas as pd
 from jobsize.collectors.json_stream import documents, read_bytes
 from jobsize.collectors.rest import JsonView
 
+from jobsize.boundedjson import LONG
 from jobsize.errors import ParseError
-from jobsize.schema import records, tasks_frame
+from jobsize.schema import JAVA_INT
+from jobsize.validation import RecordCheck, validated
 
 NODE_COLUMNS = ("node", "rack", "memory_mb", "vcores")
 _TYPES = {"map": "MAP", "reduce": "REDUCE"}
 
 
-def _nonneg(view: JsonView, key: str) -> int | None:
+def _nonneg(view: JsonView, key: str, high: int = LONG) -> int | None:
     value = view.int(key, required=False)
-    if value is not None and value < 0:
-        raise ParseError(f"expected a number ≥ 0, found {value}", source=view.source,
-                         where=f"{view.path}.{key}")
+    if value is not None and not 0 <= value < high:
+        raise ParseError(f"expected a number from 0 to {high - 1}, found {value}",
+                         source=view.source, where=f"{view.path}.{key}")
     return value
 
 
@@ -69,9 +71,10 @@ def _job(job: JsonView, index: int) -> tuple[dict[str, Any], list[dict[str, Any]
     return record, rows
 
 
-def parse_sls(data: bytes, *, source: object = "<sls>") -> tuple[pd.DataFrame, pd.DataFrame]:
+def parse_sls(data: bytes, *, source: object = "<sls>", check: RecordCheck | None = None
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse SLS job-trace content; see :func:`read_sls`."""
-    jobs, tasks = [], []
+    jobs, tasks, places = [], [], []
     for index, (value, line) in enumerate(documents(data, source)):
         if not isinstance(value, dict) or "job.tasks" not in value:
             raise ParseError("expected an SLS job object with job.tasks", source=source,
@@ -79,14 +82,17 @@ def parse_sls(data: bytes, *, source: object = "<sls>") -> tuple[pd.DataFrame, p
         record, rows = _job(JsonView(value, f"{source}: line {line}"), index)
         jobs.append(record)
         tasks.extend(rows)
+        places.append(f"line {line}")
     if not jobs:
         raise ParseError("no jobs in the trace", source=source)
-    return records(jobs, source=source), tasks_frame(tasks, source=source)
+    return validated(jobs, tasks, source=source, places=places, check=check)
 
 
-def read_sls(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Read an SLS job trace: (job records, one task row per container)."""
-    return parse_sls(read_bytes(path, "an SLS JSON trace"), source=path)
+def read_sls(path: str | os.PathLike[str], *, check: RecordCheck | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read an SLS job trace: (job records, one task row per container), each job checked
+    (:mod:`jobsize.validation`; ``check`` says what a bad one does)."""
+    return parse_sls(read_bytes(path, "an SLS JSON trace"), source=path, check=check)
 
 
 def parse_sls_nodes(data: bytes, *, source: object = "<sls nodes>") -> pd.DataFrame:
@@ -104,8 +110,8 @@ def parse_sls_nodes(data: bytes, *, source: object = "<sls nodes>") -> pd.DataFr
             if host is None:
                 continue
             rows.append({"node": host, "rack": name,
-                         "memory_mb": _nonneg(node, "memory-mb"),
-                         "vcores": _nonneg(node, "vcores")})
+                         "memory_mb": _nonneg(node, "memory-mb", JAVA_INT),
+                         "vcores": _nonneg(node, "vcores", JAVA_INT)})
     frame = pd.DataFrame.from_records(rows, columns=list(NODE_COLUMNS))
     return frame.astype({"node": "string", "rack": "string", "memory_mb": "Int64",
                          "vcores": "Int64"})
@@ -133,6 +139,9 @@ def parse_sls_synth(data: bytes, *, source: object = "<sls synth>") -> pd.DataFr
                                  where=job_class.path)
             row = dict(head)
             for key, value in job_class.value.items():
+                if not _is_text(key) or (isinstance(value, str) and not _is_text(value)):
+                    raise ParseError("expected UTF-8 text", source=source,
+                                     where=job_class.path)
                 if isinstance(value, (str, int, float)) and not isinstance(value, bool):
                     row[key] = value
             rows.append(row)
@@ -140,8 +149,17 @@ def parse_sls_synth(data: bytes, *, source: object = "<sls synth>") -> pd.DataFr
         raise ParseError("no job classes in the workload spec", source=source)
     frame = pd.DataFrame.from_records(rows)
     frame.attrs.update({k: v for k, v in spec.value.items()
-                        if isinstance(v, (str, int, float)) and not isinstance(v, bool)})
+                        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                        and _is_text(k) and (not isinstance(v, str) or _is_text(v))})
     return frame
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def read_sls_synth(path: str | os.PathLike[str]) -> pd.DataFrame:

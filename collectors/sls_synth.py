@@ -31,11 +31,14 @@ from jobsize.collectors.json_stream import documents, read_bytes
 from jobsize.collectors.rest import JsonView
 
 from jobsize.errors import ParseError
-from jobsize.schema import records, tasks_frame
+from jobsize.validation import RecordCheck, validated
 
 MIN_MEMORY_MB = 1024
 MIN_VCORES = 1
 MAX_TASKS_PER_JOB = 1_000_000  # far above any real job; keeps a damaged spec from exhausting memory
+#: Most jobs and task rows one draw may make: a damaged num_jobs must not run for hours.
+MAX_JOBS = 1_000_000
+MAX_TASKS = 2_000_000
 _JAVA_INT = 2**31  # SLS holds times and sizes in Java ints
 _TYPES = {"map": "MAP", "reduce": "REDUCE"}
 _LEGACY = {"map": ("mtasks", "mtime", "map_max_memory", "map_max_vcores"),
@@ -267,22 +270,39 @@ def _draw_job(spec: SynthSpec, rng: np.random.Generator, source: object
     return submit, workload, job_class, drawn
 
 
+def _draws(spec: SynthSpec, rng: np.random.Generator, count: int, source: object) -> list:
+    """``count`` jobs drawn one after another, refusing more than MAX_TASKS task rows."""
+    out, tasks = [], 0
+    for _ in range(count):
+        job = _draw_job(spec, rng, source)
+        tasks += sum(len(times) for *_, times in job[3])
+        if tasks > MAX_TASKS:
+            raise ParseError(f"the spec draws more than {MAX_TASKS:,} tasks", source=source)
+        out.append(job)
+    return out
+
+
 def generate_sls_synth(path: str | os.PathLike[str], *, seed: int | None = None,
-                       num_jobs: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                       num_jobs: int | None = None, check: RecordCheck | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Draw the jobs of an SLS SYNTH spec: (job records, one task row per container), in
     submission order. ``seed`` and ``num_jobs`` override the spec's ``rand_seed`` and
     ``num_jobs``."""
     data = read_bytes(path, "an SLS synthetic workload spec")
-    return draw_sls_synth(data, source=path, seed=seed, num_jobs=num_jobs)
+    return draw_sls_synth(data, source=path, seed=seed, num_jobs=num_jobs, check=check)
 
 
 def draw_sls_synth(data: bytes, *, source: object = "<sls synth>", seed: int | None = None,
-                   num_jobs: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                   num_jobs: int | None = None, check: RecordCheck | None = None
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`generate_sls_synth` on the spec's content."""
     spec = parse_synth_spec(data, source=source)
     rng = np.random.default_rng(abs(spec.seed if seed is None else seed))
     count = spec.num_jobs if num_jobs is None else num_jobs
-    drawn = sorted((_draw_job(spec, rng, source) for _ in range(count)), key=lambda d: d[0])
+    if not 0 <= count <= MAX_JOBS:
+        raise ParseError(f"asks for {count:,} jobs; at most {MAX_JOBS:,} are drawn",
+                         source=source, where="$.num_jobs" if num_jobs is None else None)
+    drawn = sorted(_draws(spec, rng, count, source), key=lambda d: d[0])
     jobs: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     for i, (submit, workload, job_class, task_draws) in enumerate(drawn):
@@ -310,4 +330,4 @@ def draw_sls_synth(data: bytes, *, source: object = "<sls synth>", seed: int | N
         jobs.append(record)
     if not jobs:
         raise ParseError("the spec generates no jobs (num_jobs is 0)", source=source)
-    return records(jobs, source=source), tasks_frame(tasks, source=source)
+    return validated(jobs, tasks, source=source, check=check)

@@ -19,7 +19,7 @@ import os
 import pandas as pd
 
 from jobsize.errors import ParseError
-from jobsize.schema import conform
+from jobsize.validation import RecordCheck, validated
 
 #: The fields of one SWIM line, in file order, with the column each becomes.
 FIELDS: tuple[tuple[str, str], ...] = (
@@ -85,22 +85,25 @@ def _decode(data: bytes, source: object) -> str:
                          where=f"line {line}") from None
 
 
-def parse_swim(data: bytes, *, source: object = "<swim>") -> pd.DataFrame:
+def parse_swim(data: bytes, *, source: object = "<swim>", check: RecordCheck | None = None
+               ) -> pd.DataFrame:
     """Parse SWIM TSV content; see :func:`read_swim`."""
-    rows = []
+    rows, places = [], []
     for number, line in enumerate(_decode(data, source).splitlines(), start=1):
         if not line.strip():
             continue
-        rows.append(_parse_line(line.rstrip("\r"), source=source, where=f"line {number}"))
+        row = _parse_line(line.rstrip("\r"), source=source, where=f"line {number}")
+        rows.append({**row, "source": "swim"})
+        places.append(f"line {number}")
     if not rows:
         raise ParseError("no jobs in the file", source=source)
-    frame = pd.DataFrame.from_records(rows)
-    frame["source"] = "swim"
+    frame, _ = validated(rows, source=source, places=places, check=check)
     frame["gap_ms"] = frame["gap_ms"].astype("Int64")
-    return conform(frame, source=source)
+    return frame
 
 
-def read_swim(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_swim(path: str | os.PathLike[str], *, check: RecordCheck | None = None
+              ) -> pd.DataFrame:
     """Read a SWIM workload TSV: one row per job (job-record columns plus ``gap_ms``).
 
     Raises :class:`~jobsize.errors.ParseError` naming the file and line for a malformed line.
@@ -114,4 +117,4 @@ def read_swim(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise ParseError("is a directory, expected a SWIM .tsv file", source=path) from None
     except OSError as exc:
         raise ParseError(f"cannot read ({exc.strerror})", source=path) from None
-    return parse_swim(data, source=path)
+    return parse_swim(data, source=path, check=check)

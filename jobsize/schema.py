@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from jobsize.atomic import atomic_write
+from jobsize.atomic import atomic_write, commit_together, recover
+from jobsize.boundedjson import LONG
 from jobsize.errors import ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
@@ -55,19 +57,56 @@ PROBE_MAPS_KEY = "jobsize.probe.n_maps"  # the production job's N_m
 PROBE_REDUCES_KEY = "jobsize.probe.n_reduces"  # and N_r
 
 
+#: Java's ``int``: Hadoop holds task counts and container sizes in one.
+JAVA_INT = 2**31
+#: The last millisecond of the year 9999: no epoch time recorded by Hadoop is later.
+MAX_EPOCH_MS = 253_402_300_799_999
+#: Epoch-time columns (the others in ms are durations).
+EPOCH_COLUMNS = frozenset({"submit_time_ms", "launch_time_ms", "finish_time_ms",
+                           "start_time_ms", "shuffle_finish_time_ms", "sort_finish_time_ms"})
+
+
 @dataclass(frozen=True)
 class Column:
-    """One column of a job-record or task table."""
+    """One column of a job-record or task table, with the values it may hold.
+
+    ``low`` and ``high`` bound a numeric column (``low_open``: ``low`` itself excluded),
+    ``allowed`` lists a string column's values, ``required`` forbids nulls. Every collector's
+    rows are checked against these before anything is stored (:mod:`jobsize.validation`).
+    """
 
     name: str
     dtype: str  # a pandas nullable dtype: "string", "Int64", "Float64" or "boolean"
     unit: str
     doc: str
     hadoop: str | None = None  # Hadoop's own name: counter, conf key or history field
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    allowed: tuple[str, ...] | None = None
+    required: bool = False
 
 
-def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None) -> Column:
-    return Column(name, dtype, unit, doc, hadoop)
+#: Bounds of numeric columns by unit: (low, high, low excluded).
+_UNIT_RANGES: dict[str, tuple[float, float, bool]] = {
+    "ms": (0, LONG - 1, False), "bytes": (0, LONG - 1, False), "records": (0, LONG - 1, False),
+    "tasks": (0, JAVA_INT - 1, False), "MB": (1, JAVA_INT - 1, False),
+    "vcores": (1, JAVA_INT - 1, False), "fraction": (0, 1, False),
+}
+
+
+def _c(name: str, dtype: str, unit: str, doc: str, hadoop: str | None = None, *,
+       allowed: tuple[str, ...] | None = None, required: bool = False) -> Column:
+    low = high = None
+    low_open = False
+    if unit in _UNIT_RANGES:
+        low, high, low_open = _UNIT_RANGES[unit]
+        low_open = low_open or name == "probe_fraction"  # eq 8 divides by f_p
+        if name in EPOCH_COLUMNS:
+            high = MAX_EPOCH_MS
+        elif dtype == "Float64":
+            high = 1e18  # a float in ms: ~30 million years
+    return Column(name, dtype, unit, doc, hadoop, low, high, low_open, allowed, required)
 
 
 _TC = "org.apache.hadoop.mapreduce.TaskCounter"
@@ -78,11 +117,13 @@ _FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"
 #: times, probe.
 JOB_COLUMNS: tuple[Column, ...] = (
     # identity
-    _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid"),
+    _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid",
+       required=True),
     _c("job_name", "string", "", "job name", "jobName"),
     _c("user", "string", "", "submitting user", "userName"),
     _c("queue", "string", "", "scheduler queue", "jobQueueName"),
-    _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus"),
+    _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus",
+       allowed=STATES),
     _c("uberized", "boolean", "", "ran (or would run) in uber mode; such jobs are not probed",
        "uberized"),
     _c("complete", "boolean", "", "the history was complete (false: truncated, job unfinished)"),
@@ -186,11 +227,12 @@ JOB_COLUMNS: tuple[Column, ...] = (
 
 #: One row per task attempt: recorded durations for simulator workloads.
 TASK_COLUMNS: tuple[Column, ...] = (
-    _c("job_id", "string", "", "owning job", "jobid"),
+    _c("job_id", "string", "", "owning job", "jobid", required=True),
     _c("task_id", "string", "", "task id, e.g. task_..._m_000003", "taskid"),
     _c("attempt_id", "string", "", "attempt id", "attemptId"),
-    _c("task_type", "string", "", "MAP or REDUCE", "taskType"),
-    _c("status", "string", "", "SUCCEEDED, FAILED or KILLED", "status"),
+    _c("task_type", "string", "", "MAP or REDUCE", "taskType", allowed=("MAP", "REDUCE"),
+       required=True),
+    _c("status", "string", "", "SUCCEEDED, FAILED or KILLED", "status", allowed=STATES),
     _c("start_time_ms", "Int64", "ms", "attempt start, epoch ms", "startTime"),
     _c("finish_time_ms", "Int64", "ms", "attempt finish, epoch ms", "finishTime"),
     _c("shuffle_finish_time_ms", "Int64", "ms", "reduce: shuffle finished", "shuffleFinishTime"),
@@ -348,6 +390,11 @@ def empty_trace() -> pd.DataFrame:
     return conform(pd.DataFrame())
 
 
+def empty_tasks() -> pd.DataFrame:
+    """A task table with every column and no rows."""
+    return conform(pd.DataFrame(), columns=TASK_COLUMNS)
+
+
 def tasks_frame(rows: Iterable[Mapping[str, object]], *, source: object = None) -> pd.DataFrame:
     """Build a conformed task-attempt frame from dicts keyed by column name."""
     return conform(pd.DataFrame.from_records(list(rows)), source=source, columns=TASK_COLUMNS)
@@ -357,18 +404,40 @@ def tasks_frame(rows: Iterable[Mapping[str, object]], *, source: object = None) 
 # Parquet I/O
 
 
-def write_trace(
-    frame: pd.DataFrame, path: str | os.PathLike[str], *, columns: Sequence[Column] = JOB_COLUMNS
-) -> Path:
-    """Conform ``frame`` and write it as parquet, atomically. Returns the path."""
-    table = pa.Table.from_pandas(conform(frame, columns=columns), preserve_index=False)
+def _parquet_writer(frame: pd.DataFrame, columns: Sequence[Column]) -> Callable[[IO[bytes]], None]:
+    """A writer of ``frame`` as a trace parquet file, after the last check of its values."""
+    from jobsize.validation import checked_frame  # validation builds on this module
+
+    table = pa.Table.from_pandas(checked_frame(frame, columns=columns), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[_META_KEY] = json.dumps({"format": TRACE_FORMAT,
                                   "table": "jobs" if columns is JOB_COLUMNS else "tasks"}).encode()
     table = table.replace_schema_metadata(meta)
+    return lambda handle: pq.write_table(table, handle, compression="zstd")
+
+
+def write_trace(
+    frame: pd.DataFrame, path: str | os.PathLike[str], *, columns: Sequence[Column] = JOB_COLUMNS
+) -> Path:
+    """Check and conform ``frame`` and write it as parquet, atomically. Returns the path.
+
+    A value its column cannot hold (:mod:`jobsize.validation`) is a BadRecordError: nothing
+    impossible is written.
+    """
+    write = _parquet_writer(frame, columns)
     target = Path(path)
     with atomic_write(target) as handle:
-        pq.write_table(table, handle, compression="zstd")
+        write(handle)
+    return target
+
+
+def write_trace_with_tasks(jobs: pd.DataFrame, tasks: pd.DataFrame,
+                           path: str | os.PathLike[str]) -> Path:
+    """Write a trace and its task table (:func:`tasks_path`) as one commit: a reader sees
+    both old or both new, also after a run killed between the two writes."""
+    target = Path(path)
+    commit_together([(tasks_path(target), _parquet_writer(tasks, TASK_COLUMNS)),
+                     (target, _parquet_writer(jobs, JOB_COLUMNS))])
     return target
 
 
@@ -378,7 +447,11 @@ def read_trace(
     require: Iterable[str] = (),
     columns: Sequence[Column] = JOB_COLUMNS,
 ) -> pd.DataFrame:
-    """Read a parquet trace and conform it; errors name the file and the column."""
+    """Read a parquet trace and conform it; errors name the file and the column.
+
+    A commit that a killed run left half done beside the file is finished first.
+    """
+    recover(path)
     try:
         table = pq.read_table(path)
     except FileNotFoundError:

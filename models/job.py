@@ -10,6 +10,7 @@ uses plain Python only.
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Mapping
 
 from pandas import NA
@@ -35,6 +36,9 @@ ALIASES: dict[str, str] = {
     "uberized": "uberized",
 }
 
+#: Upper bound of every value: Hadoop's counters and sizes are Java longs.
+LARGEST = float(2**63)
+
 _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 
@@ -42,15 +46,22 @@ _FALSE = frozenset({"false", "0", "no"})
 def _number(key: str, value: object, source: object) -> float | None:
     if value is None or value is NA:
         return None
+    if isinstance(value, str) and len(value) > 64:
+        value = value.strip()
+        if len(value) > 64:  # no number is this long; float() of megabytes would be slow
+            raise InputError(f"expected a number, found {value[:40]!r}...", source=source,
+                             where=f"key {key!r}")
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise InputError(f"expected a number, found {value!r}", source=source,
+        raise InputError(f"expected a number, found {reprlib.repr(value)}", source=source,
                          where=f"key {key!r}") from None
+    except OverflowError:  # an int beyond any double
+        number = math.inf
     if number != number:  # NaN: not known
         return None
-    if number < 0 or number == math.inf:
-        raise InputError(f"expected a non-negative finite number, found {value!r}",
+    if not 0 <= number < LARGEST:
+        raise InputError(f"expected a non-negative number below 2^63, found {reprlib.repr(value)}",
                          source=source, where=f"key {key!r}")
     return number
 
@@ -60,10 +71,11 @@ def _flag(key: str, value: object, source: object) -> bool | None:
         return None
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
+    text = (value[:16] if isinstance(value, str) else str(value) if isinstance(value, int)
+            else "").strip().lower()
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
-    raise InputError(f"expected true or false, found {value!r}", source=source,
+    raise InputError(f"expected true or false, found {reprlib.repr(value)}", source=source,
                      where=f"key {key!r}")
 
 
@@ -95,7 +107,7 @@ def job_values(job: Mapping[str, object], source: object = None) -> dict[str, fl
             flag = _flag(key, value, source)
             if flag is not None:
                 out[name] = 1.0 if flag else 0.0
-        elif type(value) is float and 0.0 <= value < math.inf:  # the common case, quickly
+        elif type(value) is float and 0.0 <= value < LARGEST:  # the common case, quickly
             out[name] = value
         else:
             number = _number(key, value, source)

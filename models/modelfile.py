@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import reprlib
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -46,14 +47,24 @@ from jobsize.models.recurring import Recurring
 from jobsize.models.regression import PhaseModel
 from jobsize.models.size_model import CLOCKS, SizeModel
 from jobsize.models.uber import LogLinear, TaskTimes, UberEstimate, UberModel
-from jobsize.models.variance import METHODS, VarianceModel
+from jobsize.models.variance import METHODS, POWER_RANGE, VarianceModel
 
 from jobsize.atomic import atomic_write_text
-from jobsize.errors import ModelFileError
+from jobsize.boundedjson import LONG, loads
+from jobsize.errors import ModelFileError, ParseError
 
 FORMAT = "jobsize-model"
 VERSION = 2
 READS = (1, 2)
+#: Largest model file read; a fitted model is a few kilobytes.
+MAX_MODEL_BYTES = 16 << 20
+#: Largest magnitude of a number in a model file. Fitted values are far smaller; the bound keeps
+#: products of a few of them (a variance, a squared size) inside the range of a double.
+MAX_MAGNITUDE = 1e100
+#: Deepest nesting of the free-form training summary.
+MAX_TRAINING_DEPTH = 16
+#: Smallest variance-model floor: it is the log's argument.
+MIN_FLOOR = 1e-300
 
 
 def _jobsize_version() -> str:
@@ -147,20 +158,26 @@ def _plain(value: Any) -> Any:
 def load_model(path: str | os.PathLike[str]) -> SizeModel:
     """Read a model file; any problem is a ModelFileError naming the file and the JSON path."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_MODEL_BYTES + 1)
     except FileNotFoundError:
         raise ModelFileError("no such model file", source=path) from None
     except IsADirectoryError:
         raise ModelFileError("is a directory, expected a model file", source=path) from None
-    except UnicodeDecodeError:
-        raise ModelFileError("not a jobsize model file (not UTF-8 text)", source=path) from None
     except OSError as exc:
         raise ModelFileError(f"cannot read ({exc.strerror})", source=path) from None
+    if len(data) > MAX_MODEL_BYTES:
+        raise ModelFileError(f"larger than {MAX_MODEL_BYTES:,} bytes: not a jobsize model file",
+                             source=path)
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ModelFileError(f"not valid JSON ({exc.msg}); the file is damaged or not a model",
-                             source=path, where=f"line {exc.lineno} column {exc.colno}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelFileError("not a jobsize model file (not UTF-8 text)", source=path) from None
+    try:
+        doc = loads(text, source=path)
+    except ParseError as exc:
+        raise ModelFileError(f"{exc.reason}; the file is damaged or not a model",
+                             source=path, where=exc.where) from None
     return model_from_json(doc, source=path)
 
 
@@ -170,7 +187,7 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
         raise ModelFileError(f"not a jobsize model file (no \"format\": \"{FORMAT}\")",
                              source=source)
     version = doc.get("version")
-    if isinstance(version, bool) or version not in READS:
+    if type(version) is not int or version not in READS:
         raise ModelFileError(f"model format version {version!r}; this jobsize "
                              f"({_jobsize_version()}) reads versions "
                              f"{', '.join(map(str, READS))}: refit the model",
@@ -179,7 +196,7 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
     form = root.key("form").choice(FORMS) if version >= 2 else "paper"
     clock = root.key("clock").choice(tuple(CLOCKS)) if version >= 2 else "wall"
     method = root.key("method").choice(METHODS)
-    level = root.key("level").number()
+    level = root.key("level").number(0.0, 1.0)
     if not 0 < level < 1:
         root.key("level").fail(f"expected a level in (0, 1), found {level!r}")
     models = root.key("models")
@@ -194,6 +211,8 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
     training = root.key("training").value
     if not isinstance(training, dict):
         root.key("training").fail("expected an object")
+    if _depth(training) > MAX_TRAINING_DEPTH:
+        root.key("training").fail(f"nested more than {MAX_TRAINING_DEPTH} deep")
     model = SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                       uber=uber, training=training, form=form, clock=clock)
     if version >= 2:
@@ -234,8 +253,9 @@ def _checked(node: _Node, build: Any) -> Any:
     """``build(node.value)``, its failures reported at the node's JSON path."""
     try:
         return build(node.value)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        node.fail(f"not a valid entry ({type(exc).__name__}: {exc})")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+            RecursionError) as exc:  # OverflowError: an integer of hundreds of digits
+        node.fail(f"not a valid entry ({type(exc).__name__}: {reprlib.repr(str(exc))})")
         raise AssertionError("unreachable") from None
 
 
@@ -256,9 +276,9 @@ def _phase_from_json(node: _Node, phase: str, features: str, method: str, level:
         dof=node.key("dof").integer())
     return PhaseModel(
         phase=phase, features=features, method=method, level=level,
-        variance=VarianceModel(power=var.key("power").number(),
+        variance=VarianceModel(power=var.key("power").number(*POWER_RANGE),
                                mean_coef=var.key("mean_coef").vector(p),
-                               floor=var.key("floor").number(),
+                               floor=var.key("floor").number(MIN_FLOOR, MAX_MAGNITUDE),
                                centre=var.key("centre").number()),
         stats=NormalEquations(scale=stats.key("scale").vector(p),
                               gram=stats.key("gram").matrix(p),
@@ -268,8 +288,26 @@ def _phase_from_json(node: _Node, phase: str, features: str, method: str, level:
 
 
 def _times_from_json(node: _Node) -> TaskTimes:
-    return TaskTimes(count=node.key("count").integer(), mean=node.key("mean").number(),
-                     m2=node.key("m2").number())
+    return TaskTimes(count=node.key("count").integer(),
+                     mean=node.key("mean").number(0.0, MAX_MAGNITUDE),
+                     m2=node.key("m2").number(0.0, MAX_MAGNITUDE))
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (without recursing)."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_TRAINING_DEPTH:
+            break
+        children = node.values() if isinstance(node, dict) else node
+        pending.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def _short(value: Any) -> str:
+    return reprlib.repr(value)
 
 
 class _Node:
@@ -288,21 +326,24 @@ class _Node:
             raise ModelFileError("missing", source=self.source, where=f"{self.path}.{name}")
         return _Node(self.value[name], f"{self.path}.{name}", self.source)
 
-    def number(self) -> float:
+    def number(self, low: float = -MAX_MAGNITUDE, high: float = MAX_MAGNITUDE) -> float:
+        """A float in ``[low, high]`` (by default any of magnitude at most MAX_MAGNITUDE)."""
         v = self.value
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            self.fail(f"expected a number, found {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            self.fail(f"expected a number, found {_short(v)}")
+        if not low <= v <= high:
+            self.fail(f"expected a number from {low:g} to {high:g}, found {_short(v)}")
         return float(v)
 
     def integer(self) -> int:
         v = self.value
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            self.fail(f"expected a non-negative integer, found {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < LONG:
+            self.fail(f"expected a non-negative 64-bit integer, found {_short(v)}")
         return int(v)
 
     def choice(self, options: tuple[str, ...]) -> str:
-        if self.value not in options:
-            self.fail(f"expected one of {', '.join(options)}, found {self.value!r}")
+        if not isinstance(self.value, str) or self.value not in options:
+            self.fail(f"expected one of {', '.join(options)}, found {_short(self.value)}")
         return str(self.value)
 
     def _list(self, n: int) -> list[Any]:
@@ -324,6 +365,7 @@ class _Node:
         items = self._list(n)
         for i, v in enumerate(items):
             if not isinstance(v, bool):
-                raise ModelFileError(f"expected true or false, found {v!r}", source=self.source,
+                raise ModelFileError(f"expected true or false, found {_short(v)}",
+                                     source=self.source,
                                      where=f"{self.path}[{i}]")
         return np.array(items, dtype=bool)

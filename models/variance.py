@@ -34,6 +34,7 @@ from jobsize.errors import ConfigError
 METHODS: tuple[str, ...] = ("gls", "wls", "ols")
 POWER_RANGE = (0.0, 4.0)
 _FLOOR_PERCENTILE = 5.0
+_LARGEST_EXPONENT = math.log(np.finfo(float).max)
 
 
 def check_method(method: str) -> None:
@@ -87,7 +88,8 @@ class VarianceModel:
         if self.power == 0.0:
             return 1.0
         m = max(sum(map(mul, row, self._coefs)), self.floor)
-        return math.exp(self.power * math.log(m) - self.centre)
+        exponent = self.power * math.log(m) - self.centre if m < math.inf else math.inf
+        return math.exp(exponent) if exponent < _LARGEST_EXPONENT else math.inf
 
 
 def _power(residuals: np.ndarray, log_m: np.ndarray) -> float:

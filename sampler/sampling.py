@@ -18,9 +18,13 @@ begins before ``o`` (or exactly at it, unless ``o`` is 0) is skipped, and the la
 to its end even past the range. Bytes pass through untouched (no decoding).
 
 When the input has exactly N_m splits (the usual case, the splits being the job's map inputs)
-this is Algorithm 1 verbatim, and ``splitSampleFreq ≤ 1``. If it has another count, the fraction
-of splits chosen is ``sampleSplitNum / len(splits)``, and when that would ask for more than a
-whole split, more splits are chosen (up to the upper bound) so each is read at most once.
+this is Algorithm 1 verbatim, and ``splitSampleFreq ≤ 1``. With fewer splits, the fraction of
+splits chosen is ``sampleSplitNum / len(splits)``. With more splits than N_m (many small files,
+or a split size below the job's), each map must have read several: consecutive splits are
+combined into N_m map inputs, as Hadoop's CombineFileInputFormat does, and Algorithm 1 runs
+on those, a sampled range running across the files of its input. Either way the target
+fraction is reached with at most the upper bound of map inputs, and splits are never listed
+in memory (:class:`~sampler.splits.Splits`).
 
 The achieved fraction ``f_p`` is the sampled bytes over the input bytes; it is what eq 8 divides
 by. An empty input gives an empty sample with ``f_p = 1`` (the sample is all of it).
@@ -34,7 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from jobsize.sampler.splits import Split
+from jobsize.sampler.splits import Split, Splits, total_bytes
 
 from jobsize.errors import ConfigError
 
@@ -55,6 +59,7 @@ class SamplingPlan:
     target_fraction: float  # sampleFrac
     n_chosen: int  # sampleSplitNum
     frequency: float  # splitSampleFreq: the share of each chosen split that is read
+    n_units: int = 0  # map inputs chosen from: the splits, or N_m combinations of them
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class ChosenSplit:
     data_start: int  # file offset of the first sampled byte (equals ``offset`` when empty)
     data_bytes: int  # whole records taken (they follow each other in Sample.data)
     bytes_read: int
+    unit: int = 0  # the chosen map input this range belongs to
 
 
 @dataclass(frozen=True)
@@ -118,22 +124,25 @@ def plan(n_splits: int, n_maps: int, n_reduces: int,
                               f"{max_fraction!r}")
         target = min(target, max_fraction)
     if n_splits == 0:
-        return SamplingPlan(target, 0, 0.0)
-    chosen = min(n_maps, max_splits, n_splits)
-    frequency = target * n_splits / chosen
-    if frequency > 1.0:  # only when the input has more splits than N_m
-        chosen = min(max(chosen, math.ceil(target * n_splits)), max_splits, n_splits)
-        frequency = min(1.0, target * n_splits / chosen)
-    return SamplingPlan(target, chosen, frequency)
+        return SamplingPlan(target, 0, 0.0, 0)
+    units = min(n_splits, n_maps)  # more splits than maps: combined into N_m map inputs
+    chosen = min(n_maps, max_splits, units)
+    return SamplingPlan(target, chosen, min(1.0, target * units / chosen), units)
 
 
 def choose_splits(n_splits: int, n_chosen: int, rng: np.random.Generator) -> list[int]:
-    """Algorithm 1 lines 5-9: a partial Fisher-Yates shuffle; the first ``n_chosen`` indices."""
-    order = list(range(n_splits))
+    """Algorithm 1 lines 5-9: a partial Fisher-Yates shuffle; the first ``n_chosen`` indices.
+
+    Only the swapped positions are held, so the cost is O(n_chosen) whatever ``n_splits``.
+    """
+    moved: dict[int, int] = {}
+    out = []
     for i in range(n_chosen):
         j = int(rng.integers(i, n_splits))
-        order[i], order[j] = order[j], order[i]
-    return order[:n_chosen]
+        at_i, at_j = moved.get(i, i), moved.get(j, j)
+        moved[i], moved[j] = at_j, at_i
+        out.append(at_j)
+    return out
 
 
 def sample(
@@ -159,21 +168,23 @@ def sample(
     seed, n_maps, n_reduces, max_splits = map(int, (seed, n_maps, n_reduces, max_splits))
     p = plan(len(splits), n_maps, n_reduces, max_splits, max_fraction)
     rng = np.random.default_rng(seed)
-    picked = sorted(choose_splits(len(splits), p.n_chosen, rng))  # read in file order
+    picked = sorted(choose_splits(p.n_units, p.n_chosen, rng))  # read in file order
     pieces: list[bytes] = []
     chosen: list[ChosenSplit] = []
-    for index in picked:
-        split = splits[index]
-        size = min(split.length, math.floor(split.length * p.frequency + 0.5))
-        offset = split.start + int(rng.integers(0, split.length - size + 1))
-        start, data, fetched = read_records(split, offset, size)
-        pieces.append(data)
-        chosen.append(ChosenSplit(split.path, split.start, split.length, offset, size, start,
-                                  len(data), fetched))
+    for unit in picked:
+        runs = _unit_runs(splits, unit, p.n_units)
+        length = sum(r.length for r in runs)
+        size = min(length, math.floor(length * p.frequency + 0.5))
+        offset = int(rng.integers(0, length - size + 1))
+        for run, at, n in _spans(runs, offset, size):
+            start, data, fetched = read_records(run, at, n)
+            pieces.append(data)
+            chosen.append(ChosenSplit(run.path, run.start, run.length, at, n, start,
+                                      len(data), fetched, unit))
         if progress is not None:
             progress()
     data = b"".join(pieces)
-    input_bytes = sum(s.length for s in splits)
+    input_bytes = total_bytes(splits)
     return Sample(
         data=data,
         fraction=len(data) / input_bytes if input_bytes else 1.0,
@@ -188,6 +199,37 @@ def sample(
         n_reduces=n_reduces,
         max_splits=max_splits,
     )
+
+
+def _unit_runs(splits: Sequence[Split], unit: int, units: int) -> list[Split]:
+    """Map input ``unit`` of ``units``: one split, or consecutive splits merged per file."""
+    if units == len(splits):
+        return [splits[unit]]
+    first, stop = unit * len(splits) // units, (unit + 1) * len(splits) // units
+    if isinstance(splits, Splits):
+        return splits.runs(first, stop)
+    runs: list[Split] = []
+    for split in splits[first:stop]:
+        last = runs[-1] if runs else None
+        if last is not None and last.path == split.path and last.end == split.start:
+            runs[-1] = Split(last.path, last.start, last.length + split.length,
+                             last.file_length, last.source)
+        else:
+            runs.append(split)
+    return runs
+
+
+def _spans(runs: list[Split], offset: int, size: int) -> Iterator[tuple[Split, int, int]]:
+    """The range ``[offset, offset + size)`` of the runs laid end to end, as (run, file offset,
+    bytes) for each run it touches (the run holding ``offset`` when ``size`` is 0)."""
+    pos = 0
+    for run in runs:
+        low, high = max(offset, pos), min(offset + size, pos + run.length)
+        if low < high or (size == 0 and pos <= offset <= pos + run.length):
+            yield run, run.start + (low - pos), max(0, high - low)
+            if size == 0:
+                return
+        pos += run.length
 
 
 # ---------------------------------------------------------------------------------------------

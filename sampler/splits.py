@@ -14,8 +14,9 @@ scans.
 
 from __future__ import annotations
 
+import bisect
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -103,16 +104,93 @@ class Split:
         return data
 
 
-def file_splits(source: ByteSource, file_length: int, split_bytes: int) -> list[Split]:
-    """Hadoop's ``FileInputFormat.getSplits`` for one file."""
+def _split_count(file_length: int, split_bytes: int) -> int:
+    """How many splits ``getSplits`` cuts a file into (an empty file is one empty split)."""
     if file_length == 0:
-        return [Split(source.name, 0, 0, 0, source)]
-    out = []
-    start = 0
-    while (file_length - start) / split_bytes > SPLIT_SLOP:
-        out.append(Split(source.name, start, split_bytes, file_length, source))
-        start += split_bytes
-    out.append(Split(source.name, start, file_length - start, file_length, source))
+        return 1
+
+    def more(k: int) -> bool:  # Hadoop's test, in floating point as Hadoop does it
+        return (file_length - k * split_bytes) / split_bytes > SPLIT_SLOP
+
+    k = max(0, (10 * file_length - 11 * split_bytes) // (10 * split_bytes))
+    while more(k):
+        k += 1
+    while k > 0 and not more(k - 1):
+        k -= 1
+    return k + 1
+
+
+@dataclass(frozen=True)
+class _File:
+    source: ByteSource
+    length: int
+    split_bytes: int
+    count: int
+
+
+class Splits(Sequence[Split]):
+    """A job's input splits, in input order, made on demand.
+
+    Only the files are held (path, length, split size), never one object per split, so a tiny
+    split size or a huge input costs no memory: ``splits[i]`` builds split ``i``.
+    """
+
+    def __init__(self) -> None:
+        self._files: list[_File] = []
+        self._ends: list[int] = []  # cumulative split counts
+        self.total_bytes = 0
+
+    def add_file(self, source: ByteSource, file_length: int, split_bytes: int) -> None:
+        count = _split_count(file_length, split_bytes)
+        self._files.append(_File(source, file_length, split_bytes, count))
+        self._ends.append((self._ends[-1] if self._ends else 0) + count)
+        self.total_bytes += file_length
+
+    def extend(self, other: Splits) -> None:
+        for f in other._files:
+            self.add_file(f.source, f.length, f.split_bytes)
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("split index out of range")
+        at = bisect.bisect_right(self._ends, index)
+        f = self._files[at]
+        k = index - (self._ends[at - 1] if at else 0)
+        start = k * f.split_bytes
+        length = f.length - start if k == f.count - 1 else f.split_bytes
+        return Split(f.source.name, start, length, f.length, f.source)
+
+    def __iter__(self) -> Iterator[Split]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def runs(self, first: int, stop: int) -> list[Split]:
+        """Splits ``first`` to ``stop - 1`` merged into one range per file (consecutive splits
+        of a file are contiguous): what a map task of Hadoop's CombineFileInputFormat reads."""
+        out: list[Split] = []
+        at = bisect.bisect_right(self._ends, first)
+        index = first
+        while index < stop:
+            f = self._files[at]
+            head, tail = self[index], self[min(stop, self._ends[at]) - 1]
+            out.append(Split(f.source.name, head.start, tail.end - head.start, f.length,
+                             f.source))
+            index = self._ends[at]
+            at += 1
+        return out
+
+
+def file_splits(source: ByteSource, file_length: int, split_bytes: int) -> Splits:
+    """Hadoop's ``FileInputFormat.getSplits`` for one file."""
+    out = Splits()
+    out.add_file(source, file_length, split_bytes)
     return out
 
 
@@ -121,15 +199,15 @@ def local_splits(
     split_bytes: int = DEFAULT_SPLIT_BYTES,
     *,
     recursive: bool = False,
-) -> list[Split]:
+) -> Splits:
     """Splits of local files and directories, in input order."""
     _check_split_bytes(split_bytes)
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
-    out: list[Split] = []
+    out = Splits()
     for given in paths:
         for path, length in _walk(str(given), _local_status, _local_children, recursive):
-            out.extend(file_splits(LocalFile(path), length, split_bytes))
+            out.add_file(LocalFile(path), length, split_bytes)
     return out
 
 
@@ -141,7 +219,7 @@ def webhdfs_splits(
     user: str | None = None,
     delegation: str | None = None,
     **options: Any,
-) -> list[Split]:
+) -> Splits:
     """Splits of files and directories on HDFS, listed over WebHDFS.
 
     ``split_bytes`` defaults to each file's HDFS block size, as in Hadoop. ``options`` go to
@@ -152,7 +230,7 @@ def webhdfs_splits(
         _check_split_bytes(split_bytes)
     if isinstance(urls, str):
         urls = [urls]
-    out: list[Split] = []
+    out = Splits()
     for url in urls:
         client, root = client_for(url, user=user, delegation=delegation, **options)
         sizes: dict[str, int] = {}
@@ -171,7 +249,7 @@ def webhdfs_splits(
 
         for path, length in _walk(root, status, children, recursive, name=client.name):
             size = split_bytes or sizes.get(path) or DEFAULT_SPLIT_BYTES
-            out.extend(file_splits(RemoteFile(client.name(path), client, path), length, size))
+            out.add_file(RemoteFile(client.name(path), client, path), length, size)
     return out
 
 
@@ -183,14 +261,14 @@ def input_splits(
     user: str | None = None,
     delegation: str | None = None,
     **options: Any,
-) -> list[Split]:
+) -> Splits:
     """Splits of a job's inputs, each a local path or a WebHDFS URL (see :mod:`sampler.webhdfs`).
 
     ``split_bytes`` defaults to 64 MB for local files and to the block size on HDFS.
     """
     if isinstance(inputs, str | os.PathLike):
         inputs = [inputs]
-    out: list[Split] = []
+    out = Splits()
     for given in inputs:
         text = os.fspath(given)
         if is_webhdfs_url(text):
@@ -206,6 +284,8 @@ def input_splits(
 
 def total_bytes(splits: Iterable[Split]) -> int:
     """Total input bytes covered by ``splits``."""
+    if isinstance(splits, Splits):
+        return splits.total_bytes
     return sum(s.length for s in splits)
 
 

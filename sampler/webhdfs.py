@@ -13,15 +13,15 @@ Input URLs take three forms::
 
 Failures become :class:`jobsize.errors.RemoteError`: the NameNode's ``RemoteException`` JSON is
 shown as ``HTTP 404 FileNotFoundException: File does not exist: /data/x`` after the URL (with any
-delegation token masked). Every request is a GET, so connection errors, timeouts and 5xx answers
-are retried with exponential backoff.
+delegation token masked). Every request is a GET made by :func:`jobsize.fetch.get`: connection
+errors, timeouts and 429/5xx answers are retried with exponential backoff, ``timeout`` bounds
+each attempt including its whole body, and a Retry-After is honoured up to the timeout.
 """
 
 from __future__ import annotations
 
 import getpass
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +29,16 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 
 import requests
 
-from jobsize.errors import InputError, RemoteError
+from jobsize.boundedjson import loads
+from jobsize.errors import InputError, ParseError, RemoteError
+from jobsize.fetch import FetchPolicy, Reply, get
 
 #: Default NameNode HTTP(S) ports of Hadoop 3 (``dfs.namenode.http(s)-address``).
 DEFAULT_PORTS = {"webhdfs": 9870, "swebhdfs": 9871}
 PREFIX = "/webhdfs/v1"
-RETRY_STATUS = frozenset({500, 502, 503, 504})
+#: Largest JSON answer accepted (a listing of a very large directory).
+MAX_ANSWER = 256 << 20
+_OPEN_SLACK = 1 << 16
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _MAX_HOPS = 5
 
@@ -114,7 +118,8 @@ class WebHdfs:
         """
         if length <= 0:
             return b""
-        response = self._get(path, "OPEN", {"offset": offset, "length": length})
+        response = self._get(path, "OPEN", {"offset": offset, "length": length},
+                             max_body=length + _OPEN_SLACK)
         if len(response.content) > length:
             raise RemoteError(f"asked for {length} bytes, the server sent "
                               f"{len(response.content)}: it ignores OPEN's length",
@@ -138,52 +143,40 @@ class WebHdfs:
     def _json(self, path: str, op: str) -> dict:
         response = self._get(path, op)
         try:
-            body = response.json()
-        except ValueError:
-            raise RemoteError("not a WebHDFS answer: the body is not JSON",
+            body = loads(response.content, source=_masked(response.url))
+        except ParseError as exc:
+            raise RemoteError(f"not a WebHDFS answer: the body is not JSON ({exc.reason})",
                               source=_masked(response.url)) from None
         if not isinstance(body, dict):
             raise RemoteError("not a WebHDFS answer: expected a JSON object",
                               source=_masked(response.url))
         return body
 
-    def _get(self, path: str, op: str, extra: Mapping[str, object] | None = None
-             ) -> requests.Response:
+    def _get(self, path: str, op: str, extra: Mapping[str, object] | None = None,
+             max_body: int = MAX_ANSWER) -> Reply:
         url = self._url(path, op, extra)
-        response = self._send(url)
+        response = self._send(url, max_body)
         for _ in range(_MAX_HOPS):
-            if response.status_code not in _REDIRECTS:
+            if response.status not in _REDIRECTS:
                 break
             location = response.headers.get("Location")
             if not location:
-                raise RemoteError(f"HTTP {response.status_code} redirect without a Location",
-                                  source=_masked(url), status=response.status_code)
+                raise RemoteError(f"HTTP {response.status} redirect without a Location",
+                                  source=_masked(url), status=response.status)
             url = urljoin(response.url, location)  # the DataNode URL carries its own params
-            response = self._send(url)
+            response = self._send(url, max_body)
         else:
             raise RemoteError(f"more than {_MAX_HOPS} redirects", source=_masked(url))
-        if response.status_code != 200:
+        if response.status != 200:
             raise _remote_error(response, url)
         return response
 
-    def _send(self, url: str) -> requests.Response:
-        """One GET (redirects not followed), retried on connection errors, timeouts and 5xx."""
-        attempt = 0
-        while True:
-            try:
-                response = self.session.get(url, auth=self.auth, timeout=self.timeout,
-                                            allow_redirects=False)
-                # reading the body here lets a connection cut mid-body be retried too
-                _ = response.content
-            except requests.RequestException as exc:
-                if attempt >= self.retries:
-                    raise RemoteError(f"cannot reach the server after {attempt + 1} attempts "
-                                      f"({_short(exc)})", source=_masked(url)) from None
-            else:
-                if response.status_code not in RETRY_STATUS or attempt >= self.retries:
-                    return response
-            time.sleep(self.backoff * 2**attempt)
-            attempt += 1
+    def _send(self, url: str, max_body: int) -> Reply:
+        """One GET (redirects not followed), within :func:`jobsize.fetch.get`'s bounds."""
+        policy = FetchPolicy(timeout=self.timeout, connect=min(10.0, self.timeout),
+                             retries=self.retries, backoff=self.backoff, max_body=max_body)
+        return get(self.session, url, policy, auth=self.auth, redirects=False,
+                   shown=_masked(url))
 
     # -- answers ----------------------------------------------------------------------------
 
@@ -254,15 +247,15 @@ def _field(body: dict, keys: tuple[str, ...], url: str) -> Any:
     return value
 
 
-def _remote_error(response: requests.Response, url: str) -> RemoteError:
+def _remote_error(response: Reply, url: str) -> RemoteError:
     """The server's refusal in one line: status, exception class and message."""
-    status = response.status_code
+    status = response.status
     reason = response.reason or ""
     try:
-        remote = response.json()["RemoteException"]
+        remote = loads(response.content, source=url)["RemoteException"]
         reason = f"{remote.get('exception') or 'RemoteException'}: {remote.get('message', '')}"
-    except (ValueError, KeyError, TypeError, AttributeError):
-        text = response.text.strip().splitlines()
+    except (ParseError, KeyError, TypeError, AttributeError):
+        text = response.content.decode("utf-8", "replace").strip().splitlines()
         if text and not text[0].lstrip().startswith("<"):
             reason = f"{reason}: {text[0][:200]}" if reason else text[0][:200]
     if status == 401:
@@ -277,8 +270,3 @@ def _masked(url: str) -> str:
         return url
     query = [(k, "***" if k == "delegation" else v) for k, v in parse_qsl(parts.query)]
     return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text[:200]

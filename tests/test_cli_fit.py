@@ -128,14 +128,14 @@ def test_predict_errors_are_one_line(model_path, tmp_path, capsys):
                     "job.json", "key 'mapreduce.job.maps'", "expected a number")
     job_path.write_text('{"n_maps": 40, "n_reduces": 1,')
     _one_line_error(capsys, main(["predict", "--model", str(model_path), "-j", str(job_path)]),
-                    "job.json: line 1 column", "not valid JSON")
+                    "job.json: line 1, column", "invalid JSON")
     job_path.write_text('{"n_maps": 40, "n_reduces": 2, "map_input_bytes": 1e10}')
     _one_line_error(capsys, main(["predict", "--model", str(model_path), "-j", str(job_path)]),
                     "missing 'probe_fraction'")
     damaged = tmp_path / "damaged.json"
     damaged.write_text(model_path.read_text()[:500])
     _one_line_error(capsys, main(["predict", "--model", str(damaged), "-j", str(job_path)]),
-                    "damaged.json", "not valid JSON")
+                    "damaged.json", "invalid JSON")
     doc = json.loads(model_path.read_text())
     doc["version"] = 99
     other = tmp_path / "other.json"

@@ -4,14 +4,18 @@ Each command is one module in this package defining ``register(subparsers)``, wh
 parser and sets ``func`` to a callable taking the parsed arguments and returning an exit status.
 :data:`COMMANDS` names them with their one-line help, so ``jobsize --help`` imports no command
 and ``jobsize CMD`` imports only CMD's module (commands import the heavy libraries inside
-``run``). A :class:`jobsize.errors.JobsizeError` is printed as one line and exits 2.
+``run``). A :class:`jobsize.errors.JobsizeError` is printed as one line and exits 2; Ctrl-C exits
+130 and SIGTERM 143, both after the run has unwound (temporary files removed, fetched jobs
+saved).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from jobsize import __version__
@@ -65,6 +69,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that a run unwinds as for Ctrl-C: temporary files
+    are removed and what a collector fetched is saved."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from jobsize.errors import JobsizeError
     from jobsize.progress import configure
@@ -77,14 +90,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, dest, None) is None:
             parser.error(f"{args.command}: the following arguments are required: {flag}")
     configure(quiet=args.quiet)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return int(args.func(args) or 0)
     except JobsizeError as exc:
         print(f"jobsize: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("jobsize: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("jobsize: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

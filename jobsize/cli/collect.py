@@ -10,10 +10,13 @@
     jobsize collect rm URL [--nodes] [HTTP options]
 
 Traces are parquet; task-attempt rows go beside them as ``TRACE.tasks.parquet`` (jhs, jhist,
-rumen, sls, sls-synth). Probe jobs (``jobsize probe`` runs) found by jhs and jhist are joined to
-the jobs they probed, filling their ``probe_*`` columns, and listed in ``TRACE.probes.parquet``
-rather than counted as jobs. ``collect jhs`` skips jobs already in TRACE and exits 1 if some job
-could not be fetched, after naming each one.
+rumen, sls, sls-synth), the two committed together. Probe jobs (``jobsize probe`` runs) found by
+jhs and jhist are joined to the jobs they probed, filling their ``probe_*`` columns, and listed
+in ``TRACE.probes.parquet`` rather than counted as jobs. Every job is checked before it is
+stored (:mod:`jobsize.validation`): ``--on-bad-record fail`` (the default) stops at the first
+one with an impossible value and names it, ``skip`` leaves such jobs out and lists them.
+``collect jhs`` skips jobs already in TRACE and exits 1 if some job could not be fetched, after
+naming each one.
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ from typing import Any
 
 import pandas as pd
 
+from jobsize.atomic import prepare
 from jobsize.cli._options import hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
-from jobsize.schema import TASK_COLUMNS, tasks_path, write_trace
+from jobsize.schema import empty_tasks, tasks_path, write_trace, write_trace_with_tasks
 
 
 def _since(text: str) -> int | str:
@@ -91,6 +95,24 @@ def _http_options(args: argparse.Namespace, pool: int = 16) -> dict[str, Any]:
             "verify": verify, "kerberos": args.kerberos, "pool": pool}
 
 
+def _record_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--on-bad-record", choices=("fail", "skip"), default="fail",
+                        help="a job with an impossible value (a negative count, an unknown "
+                        "state, ...): fail (stop and name it; the default) or skip (leave it "
+                        "out, list it on stderr)")
+
+
+def _check(args: argparse.Namespace) -> Any:
+    from jobsize.validation import RecordCheck
+
+    return RecordCheck(args.on_bad_record)
+
+
+def _report(rejected: list) -> None:
+    for rejection in rejected:
+        print(f"jobsize: skipped: {rejection}", file=sys.stderr)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "collect", help="collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)",
@@ -117,6 +139,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hidden_alias(jhs, "--workers", dest="parallel", type=_positive)
     jhs.add_argument("--no-attempts", action="store_true",
                      help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
+    jhs.add_argument("--checkpoint", type=_positive, default=200, metavar="N",
+                     help="commit the trace every N jobs (default: 200)")
+    _record_arguments(jhs)
     _http_arguments(jhs)
     jhs.set_defaults(func=_run_jhs)
 
@@ -124,6 +149,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     jhist.add_argument("paths", nargs="+", metavar="PATH",
                        help=".jhist files or directories to search")
     jhist.add_argument("-o", "--output", required=True, metavar="TRACE")
+    _record_arguments(jhist)
     jhist.set_defaults(func=_run_jhist)
 
     for name, text in (("rumen", "a Rumen job trace (.json or .json.gz)"),
@@ -131,6 +157,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         trace = sub.add_parser(name, help=text)
         trace.add_argument("file", metavar="FILE")
         trace.add_argument("-o", "--output", required=True, metavar="TRACE")
+        _record_arguments(trace)
         trace.set_defaults(func=_run_trace, kind=name)
 
     synth = sub.add_parser("sls-synth", help="jobs drawn from an SLS synthetic spec (syn.json)",
@@ -144,6 +171,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="seed of the draw (default: the spec's rand_seed)")
     synth.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="jobs to draw (default: the spec's num_jobs)")
+    _record_arguments(synth)
     synth.set_defaults(func=_run_trace, kind="sls-synth")
 
     rm = sub.add_parser("rm", help="cluster resources (CR) from a ResourceManager",
@@ -177,8 +205,10 @@ def _run_jhs(args: argparse.Namespace) -> int:
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
                              attempts=not args.no_attempts, workers=args.parallel,
-                             options=options, on_total=on_total,
-                             advance=lambda n=1: advance[0](n) if advance else None)
+                             checkpoint=args.checkpoint, options=options, on_total=on_total,
+                             advance=lambda n=1: advance[0](n) if advance else None,
+                             check=_check(args))
+    _report(result.rejected)
     print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
           f" ({result.listed} listed)")
     if result.probes or result.probes_joined or result.probes_unjoined:
@@ -199,8 +229,10 @@ def _run_jhist(args: argparse.Namespace) -> int:
     from jobsize.collectors.probe_join import probes_path, write_probes
 
     total = len(find_jhist(args.paths))
+    check = _check(args)
     with progress_bar("history files", total=total) as advance:
-        found = collect_jhist(args.paths, advance=advance)
+        found = collect_jhist(args.paths, advance=advance, check=check)
+    _report(check.rejected)
     jobs = found.jobs
     _write(jobs, found.tasks, args.output)
     if found.probes or probes_path(args.output).exists():
@@ -226,18 +258,21 @@ def _list_unjoined(unjoined: dict[str, str]) -> None:
 
 def _run_trace(args: argparse.Namespace) -> int:
     tasks = None
+    check = _check(args)
     if args.kind == "rumen":
         from jobsize.collectors.rumen import read_rumen
-        jobs, tasks = read_rumen(args.file)
+        jobs, tasks = read_rumen(args.file, check=check)
     elif args.kind == "sls":
         from jobsize.collectors.sls import read_sls
-        jobs, tasks = read_sls(args.file)
+        jobs, tasks = read_sls(args.file, check=check)
     elif args.kind == "sls-synth":
         from jobsize.collectors.sls_synth import generate_sls_synth
-        jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs)
+        jobs, tasks = generate_sls_synth(args.file, seed=args.seed, num_jobs=args.jobs,
+                                         check=check)
     else:
         from jobsize.collectors.swim import read_swim
-        jobs = read_swim(args.file)
+        jobs = read_swim(args.file, check=check)
+    _report(check.rejected)
     _write(jobs, tasks, args.output)
     extra = f" and {len(tasks)} task rows" if tasks is not None else ""
     print(f"{args.output}: {len(jobs)} jobs{extra}")
@@ -245,9 +280,13 @@ def _run_trace(args: argparse.Namespace) -> int:
 
 
 def _write(jobs: pd.DataFrame, tasks: pd.DataFrame | None, output: str) -> None:
-    if tasks is not None:
-        write_trace(tasks, tasks_path(output), columns=TASK_COLUMNS)
-    write_trace(jobs, Path(output))
+    """The trace and its task table as one commit; a trace without tasks replaces an older
+    task table beside it with an empty one, so the two always belong together."""
+    prepare(output, tasks_path(output))
+    if tasks is None and not tasks_path(output).exists():
+        write_trace(jobs, Path(output))
+        return
+    write_trace_with_tasks(jobs, tasks if tasks is not None else empty_tasks(), output)
 
 
 def _run_rm(args: argparse.Namespace) -> int:

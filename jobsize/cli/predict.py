@@ -17,9 +17,13 @@ import math
 import sys
 from typing import Any
 
+from jobsize.boundedjson import loads
 from jobsize.cli._options import hidden_alias, positive_number, require
-from jobsize.errors import InputError, ParseError
+from jobsize.errors import InputError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
+
+#: Largest job file read: a job's conf and probe record take a few hundred kilobytes.
+MAX_JOB_BYTES = 16 << 20
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,19 +71,19 @@ def read_job(path: str) -> dict[str, Any]:
     source = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
+            stream = getattr(sys.stdin, "buffer", None)  # a replaced stdin may be text only
+            data = (stream.read(MAX_JOB_BYTES + 1) if stream is not None
+                    else sys.stdin.read(MAX_JOB_BYTES + 1).encode("utf-8", "surrogatepass"))
         else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_JOB_BYTES + 1)
     except FileNotFoundError:
         raise InputError("no such file", source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise InputError(f"cannot read ({exc})", source=source) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg})", source=source,
-                         where=f"line {exc.lineno} column {exc.colno}") from None
+    if len(data) > MAX_JOB_BYTES:
+        raise InputError(f"larger than {MAX_JOB_BYTES:,} bytes: not one job", source=source)
+    doc = loads(data, source=source)
     if not isinstance(doc, dict):
         raise InputError(f"expected a JSON object, found {type(doc).__name__}", source=source,
                          where="$")

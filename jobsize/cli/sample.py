@@ -4,8 +4,8 @@
                    [--split-size BYTES] -o SAMPLE
 
 Writes the sampled records to SAMPLE and the sample's metadata (f_p achieved, bytes read, the
-splits chosen, the seed) to SAMPLE.json, both atomically. INPUT is a local file or directory, or
-a WebHDFS URL (``webhdfs://nn:9870/path``, ``http://nn:9870/webhdfs/v1/path``).
+splits chosen, the seed) to SAMPLE.json, as one atomic commit. INPUT is a local file or
+directory, or a WebHDFS URL (``webhdfs://nn:9870/path``, ``http://nn:9870/webhdfs/v1/path``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobsize.atomic import atomic_write, atomic_write_text
+    from jobsize.atomic import commit_together, prepare
     from jobsize.errors import InputError
     from jobsize.progress import progress_bar
     from jobsize.sampler.sampling import plan, sample
@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.is_dir():
         raise InputError("is a directory, expected a file name for the sample", source=out)
+    prepare(out, out.with_name(out.name + ".json"))
     splits = input_splits(args.inputs, args.split_size, recursive=args.recursive,
                           **webhdfs_options(args))
     n_chosen = plan(len(splits), args.n_maps, args.n_reduces, args.max_splits).n_chosen
@@ -69,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
                         progress=advance)
     meta = {"inputs": list(args.inputs), **result.metadata()}
     meta_path = out.with_name(out.name + ".json")
+    text = (json.dumps(meta, indent=2) + "\n").encode()
     try:
-        with atomic_write(out) as handle:
-            handle.write(result.data)
-        atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+        # one commit: a sample never sits beside another sample's f_p
+        commit_together([(out, lambda handle: handle.write(result.data)),
+                         (meta_path, lambda handle: handle.write(text))])
     except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror or exc})", source=out) from None
     print(f"{out}: {len(result.data)} bytes of whole records from "

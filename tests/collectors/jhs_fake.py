@@ -8,8 +8,10 @@ avgReduceTime 124961 ms) and the reduce task's finishTime.
 
 Faults can be queued per path: ``"500"``, ``"timeout"`` (answer after the client gave up),
 ``"reset"`` (TCP reset before any answer), ``"truncate"`` (a JSON body cut short with a
-matching Content-Length) and ``"short"`` (a body shorter than its Content-Length). Paths in
-``broken`` always answer 500.
+matching Content-Length), ``"short"`` (a body shorter than its Content-Length), ``"trickle"``
+(the body one byte every ``trickle`` seconds) and ``"busy"`` (503 with ``Retry-After:
+retry_after``). Paths in ``broken`` always answer 500, paths in ``slow`` always trickle.
+``duplicates`` lists every job twice in the ``jobs`` answer.
 
 ``add_job`` adds a job under another id, name and times whose configuration and counters carry
 more than the documented ones: a probe job's ``jobsize.probe.*`` properties and the timing
@@ -71,6 +73,10 @@ class FakeHistoryServer:
         self.requests: list[str] = []
         self.latency = 0.0
         self.sleep = 1.0
+        self.trickle = 0.5
+        self.retry_after = "120"
+        self.slow: set[str] = set()
+        self.duplicates = False
         self._lock = threading.Lock()
 
     def _add(self, entry: dict) -> None:
@@ -115,6 +121,8 @@ class FakeHistoryServer:
             time.sleep(self.latency)
         if path in self.broken or fault == "500":
             return Response("oops", status=500)
+        if fault == "busy":
+            return Response("busy", status=503, headers={"Retry-After": self.retry_after})
         if fault == "timeout":
             time.sleep(self.sleep)
         if fault == "reset":
@@ -125,6 +133,9 @@ class FakeHistoryServer:
             return Response(json.dumps({"RemoteException": {"message": f"no {path}"}}),
                             status=404, content_type="application/json")
         data = json.dumps(body).encode()
+        if fault == "trickle" or path in self.slow:
+            return Response(self._trickled(data), content_type="application/json",
+                            headers={"Content-Length": str(len(data))})
         if fault == "truncate":
             return Response(data[: len(data) // 2], content_type="application/json")
         response = Response(data, content_type="application/json")
@@ -132,6 +143,11 @@ class FakeHistoryServer:
             response = Response(data[: len(data) // 2], content_type="application/json")
             response.headers["Content-Length"] = str(len(data))
         return response
+
+    def _trickled(self, data: bytes):
+        for i in range(len(data)):
+            yield data[i:i + 1]
+            time.sleep(self.trickle)
 
     def body(self, path: str, args) -> dict | None:
         match = ROUTE.match(path)
@@ -173,6 +189,8 @@ class FakeHistoryServer:
             entries = [e for e in entries if e["finishTime"] <= int(args["finishedTimeEnd"])]
         if "limit" in args:
             entries = entries[: int(args["limit"])]
+        if self.duplicates:
+            entries = [e for entry in entries for e in (entry, entry)]
         return {"jobs": {"job": entries}}
 
 

@@ -10,8 +10,15 @@ import json
 
 import fastavro
 import pytest
-from collect_fuzz import damaged_bytes, damaged_json, fuzz_pair, only_jobsize_errors
+from collect_fuzz import (
+    damaged_bytes,
+    damaged_json,
+    fuzz_pair,
+    hostile_text,
+    only_jobsize_errors,
+)
 from hypothesis import strategies as st
+from jobsize.collectors.conf import conf_int, expand, parse_conf
 from jobsize.collectors.jhist import collect_jhist, parse_jhist, read_conf, read_jhist
 
 from jobsize.errors import ParseError
@@ -349,13 +356,173 @@ def _damaged_schema(draw: st.DrawFn) -> bytes:
     return b"\n".join([_MAGIC, json.dumps(schema).encode(), *_EVENTS])
 
 
-_json_fast, _json_slow = fuzz_pair(damaged_bytes(_SMALL), _check)
+@st.composite
+def _hostile_events(draw: st.DrawFn) -> bytes:
+    events = [json.loads(e) for e in _EVENTS] or [{}]
+    index = draw(st.integers(0, len(events) - 1))
+    lines = [json.dumps(e).encode() for e in events]
+    lines[index] = draw(hostile_text(events[index])).replace(b"\n", b" ")
+    return b"\n".join([_MAGIC, _SCHEMA, *lines])
+
+
+def _jobs_of_events(data: bytes) -> object:
+    """A parsed history as the collector stores it: checked job record and task rows."""
+    from jobsize.validation import validated
+
+    history = parse_jhist(data, source="fuzz.jhist")
+    return validated([history.record], history.tasks, source="fuzz.jhist")
+
+
+_json_fast, _json_slow = fuzz_pair(damaged_bytes(_SMALL), _check, name="jhist_json_bytes")
 _binary_fast, _binary_slow = fuzz_pair(
-    damaged_bytes(_binary(_SMALL)) if _EVENTS else st.just(b""), _check)
-_fields_fast, _fields_slow = fuzz_pair(_damaged_events(), _check)
-_schema_fast, _schema_slow = fuzz_pair(_damaged_schema(), _check)
+    damaged_bytes(_binary(_SMALL)) if _EVENTS else st.just(b""), _check,
+    name="jhist_binary_bytes")
+_fields_fast, _fields_slow = fuzz_pair(
+    _damaged_events(), lambda data: only_jobsize_errors(lambda: _jobs_of_events(data)),
+    name="jhist_event_fields")
+_schema_fast, _schema_slow = fuzz_pair(_damaged_schema(), _check, name="jhist_schema")
+_hostile_fast, _hostile_slow = fuzz_pair(
+    _hostile_events(), lambda data: only_jobsize_errors(lambda: _jobs_of_events(data)),
+    name="jhist_hostile_text")
 
 test_fuzz_jhist_json_bytes, test_fuzz_jhist_json_bytes_slow = _json_fast, _json_slow
 test_fuzz_jhist_binary_bytes, test_fuzz_jhist_binary_bytes_slow = _binary_fast, _binary_slow
 test_fuzz_jhist_event_fields, test_fuzz_jhist_event_fields_slow = _fields_fast, _fields_slow
 test_fuzz_jhist_schema, test_fuzz_jhist_schema_slow = _schema_fast, _schema_slow
+test_fuzz_jhist_hostile_text, test_fuzz_jhist_hostile_text_slow = _hostile_fast, _hostile_slow
+
+
+# -- the configuration file ---------------------------------------------------------------------
+
+def _conf_bytes() -> bytes:
+    from conftest import shared_root
+    path = shared_root() / "hadoop" / "jhist" / SLEEP_CONF
+    return path.read_bytes() if path.exists() else b"<configuration/>"
+
+
+_CONF = _conf_bytes()
+_CONF_KEYS = ("mapreduce.map.memory.mb", "mapreduce.job.maps", "mapreduce.job.reduces",
+              "mapreduce.reduce.cpu.vcores", "yarn.app.mapreduce.am.resource.mb")
+_CONF_VALUES = ("-1", "-2", "0", "1e999", "9" * 5000, "${x}", "${x}${x}${x}${x}", "${y}",
+                "${mapreduce.job.maps}", "512", " 7 ", "\u00e9", "")
+
+
+@st.composite
+def _hostile_conf(draw: st.DrawFn) -> bytes:
+    """A configuration whose sizes and counts are hostile: ``${x}`` chains, huge numbers."""
+    props = {key: draw(st.sampled_from(_CONF_VALUES)) for key in _CONF_KEYS}
+    chain = draw(st.integers(0, 40))
+    props["x"] = "${x1}" * draw(st.integers(1, 8))
+    for i in range(1, chain + 1):
+        props[f"x{i}"] = f"${{x{i + 1}}}" * draw(st.integers(1, 8)) if i < chain else "7"
+    body = "".join(f"<property><name>{k}</name><value>{v}</value></property>"
+                   for k, v in props.items())
+    return f"<?xml version='1.0'?><configuration>{body}</configuration>".encode()
+
+
+def _check_conf(data: bytes) -> None:
+    from jobsize.collectors.conf import container_sizes
+
+    def parse() -> object:
+        conf = parse_conf(data, source="fuzz_conf.xml")
+        sizes = container_sizes(conf, source="fuzz_conf.xml")
+        counts = [conf_int(conf, k, source="fuzz_conf.xml") for k in _CONF_KEYS]
+        assert all(v >= 1 for v in sizes.values())
+        return counts
+    only_jobsize_errors(parse)
+
+
+_conf_bytes_fast, _conf_bytes_slow = fuzz_pair(damaged_bytes(_CONF), _check_conf,
+                                               name="conf_xml_bytes")
+_conf_values_fast, _conf_values_slow = fuzz_pair(_hostile_conf(), _check_conf,
+                                                 name="conf_xml_values")
+test_fuzz_conf_xml_bytes, test_fuzz_conf_xml_bytes_slow = _conf_bytes_fast, _conf_bytes_slow
+test_fuzz_conf_xml_values, test_fuzz_conf_xml_values_slow = _conf_values_fast, _conf_values_slow
+
+
+def test_an_unknown_xml_encoding_is_a_parse_error():
+    # found by fuzzing: a damaged declaration names an encoding Python does not know
+    data = _CONF.replace(b"UTF-8", b"TF-8", 1) if b"UTF-8" in _CONF else (
+        b"<?xml version='1.0' encoding='TF-8'?><configuration/>")
+    with pytest.raises(ParseError, match="not valid XML"):
+        parse_conf(data, source="c.xml")
+
+
+def test_conf_expansion_is_hadoops_one_reference_per_round():
+    conf = {"a": "${b}-${c}", "b": "B", "c": "${d}", "d": "D", "self": "x${self}",
+            "unbound": "${nothing}-${b}"}
+    assert expand(conf, "${a}") == "B-D"
+    assert expand(conf, "${self}") == "${self}"  # refers to itself: the text is kept
+    assert expand(conf, "${unbound}") == "${nothing}-${b}"  # an unbound name ends it
+    deep = {f"v{i}": f"${{v{i + 1}}}" for i in range(30)}
+    with pytest.raises(ParseError, match="substitution depth too large: 20"):
+        expand(deep, "${v0}", source="c.xml", key="k")
+
+
+def test_a_300_byte_conf_cannot_expand_without_bound():
+    # each value doubles the one before: 2^40 characters if every reference were expanded
+    props = "".join(f"<property><name>x{i}</name><value>${{x{i + 1}}}${{x{i + 1}}}</value>"
+                    "</property>" for i in range(40))
+    data = (f"<configuration>{props}<property><name>x40</name><value>ab</value></property>"
+            "<property><name>mapreduce.job.maps</name><value>${x0}</value></property>"
+            "</configuration>").encode()
+    conf = parse_conf(data)
+    with pytest.raises(ParseError, match="substitution depth too large"):
+        conf_int(conf, "mapreduce.job.maps", source="c.xml")
+
+
+def test_negative_map_count_in_the_conf_is_a_bad_record(jhist_dir, tmp_path):
+    from jobsize.validation import BadRecordError, RecordCheck
+
+    # the history cut before JOB_INITED: N_m comes from mapreduce.job.maps in the conf
+    magic, schema, events = _lines((jhist_dir / SLEEP).read_bytes())
+    (tmp_path / "job_1329348432655_0001.jhist").write_bytes(
+        b"\n".join([magic, schema, events[0], b""]))
+    conf = (jhist_dir / SLEEP_CONF).read_bytes()
+    assert b"<name>mapreduce.job.maps</name><value>10</value>" in conf
+    (tmp_path / SLEEP_CONF).write_bytes(conf.replace(
+        b"<name>mapreduce.job.maps</name><value>10</value>",
+        b"<name>mapreduce.job.maps</name><value>-3</value>"))
+    with pytest.raises(BadRecordError, match=r"job_1329348432655_0001\.jhist: column 'n_maps': "
+                                             r"expected ≥ 0, found -3"):
+        collect_jhist([tmp_path])
+    check = RecordCheck("skip")
+    found = collect_jhist([tmp_path], check=check)
+    assert len(found.jobs) == 0 and len(found.tasks) == 0
+    assert [r.column for r in check.rejected] == ["n_maps"]
+
+
+# -- hostile binary schemas ------------------------------------------------------------------------
+
+def _binary_file(schema: dict, datum: bytes) -> bytes:
+    return b"Avro-Binary\n" + json.dumps(schema).encode() + b"\n" + datum
+
+
+_EVENT_WITH = lambda field: {  # noqa: E731
+    "type": "record", "name": "Event", "fields": [
+        {"name": "type", "type": "string"}, {"name": "event", "type": field}]}
+
+
+def test_an_array_of_nulls_is_refused_before_reading():
+    # 197 bytes that declare 2^62 items of null: read as such, they would fill memory
+    schema = _EVENT_WITH({"type": "array", "items": "null"})
+    datum = b"\x02x" + bytes([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])
+    with pytest.raises(ParseError, match="an array whose items take no bytes"):
+        parse_jhist(_binary_file(schema, datum), source="a.jhist")
+    empty = {"type": "record", "name": "Nothing", "fields": []}
+    with pytest.raises(ParseError, match="an array whose items take no bytes"):
+        parse_jhist(_binary_file(_EVENT_WITH({"type": "array", "items": empty}), datum),
+                    source="a.jhist")
+
+
+def test_a_type_that_contains_itself_is_refused():
+    # fastavro's compiled reader recurses once per byte of such data, past the C stack
+    schema = {"type": "record", "name": "Event", "fields": [
+        {"name": "type", "type": "string"}, {"name": "event", "type": "Event"}]}
+    with pytest.raises(ParseError, match="contains itself"):
+        parse_jhist(_binary_file(schema, b""), source="r.jhist")
+    nested: object = "string"
+    for _ in range(200):
+        nested = {"type": "array", "items": nested}
+    with pytest.raises(ParseError, match="nested more than"):
+        parse_jhist(_binary_file(_EVENT_WITH(nested), b""), source="n.jhist")

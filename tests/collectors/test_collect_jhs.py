@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
+from collect_fuzz import damaged_json, fuzz_pair, hostile_text, only_jobsize_errors
 from conftest import require_shared
 from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, answering_on
@@ -14,7 +14,7 @@ from jobsize.collectors.rest import HttpOptions, RestClient
 from pytest_httpserver import HTTPServer
 from urllib3.exceptions import InsecureRequestWarning
 
-from jobsize.errors import ConfigError, ParseError, RemoteError
+from jobsize.errors import ConfigError, JobsizeError, ParseError, RemoteError
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 
 FAST = HttpOptions(timeout=(2.0, 0.5), retries=3, backoff=0.01, pool=4)
@@ -257,18 +257,44 @@ def _damaged_documents(draw):
     return docs
 
 
+@st.composite
+def _hostile_documents(draw):
+    """One document as hostile text, decoded as the client decodes answers."""
+    from jobsize.boundedjson import loads
+
+    docs = dict(_DOCS)
+    if docs:
+        key = draw(st.sampled_from(sorted(docs)))
+        text = draw(hostile_text(docs[key]))
+        try:
+            docs[key] = loads(text, source="http://jhs/doc")
+        except JobsizeError:
+            docs[key] = {}  # the client would retry, then report the job as failed
+    return docs
+
+
 def _parse_documents(docs) -> None:
     if not docs:  # the documents are the shared JobHistory Server examples
         require_shared()
     server = HistoryServer.__new__(HistoryServer)
     server.client = _Documents(docs)
     for mode in (True, False):
-        only_jobsize_errors(lambda mode=mode: server.collect_job(DOC_JOB, attempts=mode))
+        only_jobsize_errors(lambda mode=mode: _stored(server, mode))
     only_jobsize_errors(lambda: server.jobs())
 
 
-test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(_damaged_documents(),
-                                                                  _parse_documents)
+def _stored(server: HistoryServer, attempts: bool):
+    """One job as the collector stores it: fetched, then checked."""
+    from jobsize.validation import validated
+
+    job = server.collect_job(DOC_JOB, attempts=attempts)
+    return validated([job.record], job.rows, source="http://jhs")
+
+
+test_fuzz_jhs_documents, test_fuzz_jhs_documents_slow = fuzz_pair(
+    _damaged_documents(), _parse_documents, name="jhs_documents")
+test_fuzz_jhs_hostile_text, test_fuzz_jhs_hostile_text_slow = fuzz_pair(
+    _hostile_documents(), _parse_documents, name="jhs_hostile_text")
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
+from collect_fuzz import damaged_json, fuzz_pair, hostile_text, only_jobsize_errors
 from conftest import shared_root
 from jobsize.collectors.rest import JsonView
 from jobsize.collectors.rm import cluster_nodes, cluster_resources, metrics_resources, nodes_frame
 from pytest_httpserver import HTTPServer
 
+from jobsize.boundedjson import loads
 from jobsize.errors import ConfigError, ParseError, RemoteError
 
 FAST = {"retries": 2, "backoff": 0.01, "timeout": (2.0, 2.0)}
@@ -72,8 +73,36 @@ def _check_with(parse):
     return lambda doc: only_jobsize_errors(lambda: parse(JsonView(doc, "fuzz")))
 
 
+def _check_text(parse):
+    def check(data: bytes) -> None:
+        def run():
+            nodes = parse(JsonView(loads(data, source="fuzz"), "fuzz"))
+            if isinstance(nodes, tuple):
+                assert all(v > 0 for v in nodes)  # CR divides: never 0 or less
+            else:
+                nodes.to_string()  # printable: no lone surrogate reaches the terminal
+            return nodes
+        only_jobsize_errors(run)
+    return check
+
+
 _metrics_fast, _metrics_slow = fuzz_pair(damaged_json(_doc("cluster-metrics")),
-                                         _check_with(metrics_resources))
-_nodes_fast, _nodes_slow = fuzz_pair(damaged_json(_doc("nodes")), _check_with(nodes_frame))
+                                         _check_with(metrics_resources), name="rm_metrics")
+_nodes_fast, _nodes_slow = fuzz_pair(damaged_json(_doc("nodes")), _check_with(nodes_frame),
+                                     name="rm_nodes")
+_metrics_text_fast, _metrics_text_slow = fuzz_pair(
+    hostile_text(_doc("cluster-metrics")), _check_text(metrics_resources),
+    name="rm_metrics_hostile_text")
+_nodes_text_fast, _nodes_text_slow = fuzz_pair(
+    hostile_text(_doc("nodes")), _check_text(nodes_frame), name="rm_nodes_hostile_text")
+test_fuzz_rm_metrics_text, test_fuzz_rm_metrics_text_slow = _metrics_text_fast, _metrics_text_slow
+test_fuzz_rm_nodes_text, test_fuzz_rm_nodes_text_slow = _nodes_text_fast, _nodes_text_slow
+
+
+@pytest.mark.parametrize("total", [0, -4096])
+def test_a_cluster_without_capacity_is_an_error(total):
+    doc = {"clusterMetrics": {"totalMB": total, "totalVirtualCores": 8}}
+    with pytest.raises(ParseError, match="capacity must be positive"):
+        metrics_resources(JsonView(doc, "m.json"))
 test_fuzz_rm_metrics, test_fuzz_rm_metrics_slow = _metrics_fast, _metrics_slow
 test_fuzz_rm_nodes, test_fuzz_rm_nodes_slow = _nodes_fast, _nodes_slow

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors, to_bytes
+from collect_fuzz import damaged_json, fuzz_pair, hostile_text, only_jobsize_errors, to_bytes
 from conftest import shared_root
 from jobsize.collectors.sls_synth import draw_sls_synth, generate_sls_synth
 
@@ -151,5 +151,18 @@ def _check(data: bytes) -> None:
     only_jobsize_errors(lambda: draw_sls_synth(data, source="fuzz.json", num_jobs=3))
 
 
+def _check_spec_jobs(data: bytes) -> None:
+    only_jobsize_errors(lambda: draw_sls_synth(data, source="fuzz.json"))
+
+
 test_fuzz_synth_draw, test_fuzz_synth_draw_slow = fuzz_pair(
-    damaged_json(_synth()).map(to_bytes), _check)
+    damaged_json(_synth()).map(to_bytes), _check, name="sls_synth_draw")
+test_fuzz_synth_hostile, test_fuzz_synth_hostile_slow = fuzz_pair(
+    hostile_text(_synth()), _check_spec_jobs, name="sls_synth_hostile_text")
+
+
+@pytest.mark.parametrize("num_jobs", [10**9, 2**62, -1])
+def test_num_jobs_out_of_bounds_is_refused_at_once(num_jobs):
+    data = {**_synth(), "num_jobs": num_jobs}
+    with pytest.raises(ParseError, match="num_jobs"):
+        draw_sls_synth(json.dumps(data).encode(), source="syn.json")

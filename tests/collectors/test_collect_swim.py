@@ -85,10 +85,11 @@ def _check(data: bytes) -> None:
     only_jobsize_errors(lambda: parse_swim(data, source="fuzz.tsv"))
 
 
-_bytes_fast, _bytes_slow = fuzz_pair(damaged_bytes(SAMPLE), _check)
+_bytes_fast, _bytes_slow = fuzz_pair(damaged_bytes(SAMPLE), _check, name="swim_bytes")
 _text_fast, _text_slow = fuzz_pair(
     st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=8), max_size=5).map(
-        lambda rows: "\n".join("\t".join(r) for r in rows).encode()), _check)
+        lambda rows: "\n".join("\t".join(r) for r in rows).encode()), _check,
+    name="swim_random_fields")
 
 test_fuzz_swim_damaged_bytes = _bytes_fast
 test_fuzz_swim_damaged_bytes_slow = _bytes_slow

@@ -6,7 +6,14 @@ import gzip
 import json
 
 import pytest
-from collect_fuzz import damaged_bytes, damaged_json, fuzz_pair, only_jobsize_errors, to_bytes
+from collect_fuzz import (
+    damaged_bytes,
+    damaged_json,
+    fuzz_pair,
+    hostile_text,
+    only_jobsize_errors,
+    to_bytes,
+)
 from conftest import shared_root
 from jobsize.collectors.rumen import parse_rumen, read_rumen
 from jobsize.collectors.sls import (
@@ -20,6 +27,7 @@ from jobsize.collectors.sls import (
 
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS
+from jobsize.validation import BadRecordError, RecordCheck
 
 # attempt (startTime, finishTime) pairs of wordcount.json
 WC_MAPS = [(1285322651366, 1285322658262), (1285322651378, 1285322657906),
@@ -148,12 +156,63 @@ def _checker(parse):
 _cases = {
     "rumen_bytes": (damaged_bytes(_RUMEN), parse_rumen),
     "rumen_fields": (damaged_json(_first(_RUMEN)).map(to_bytes), parse_rumen),
+    "rumen_hostile_text": (hostile_text(_first(_RUMEN)), parse_rumen),
     "sls_bytes": (damaged_bytes(_SLS), parse_sls),
     "sls_fields": (damaged_json(_first(_SLS)).map(to_bytes), parse_sls),
+    "sls_hostile_text": (hostile_text(_first(_SLS)), parse_sls),
     "nodes_fields": (damaged_json(_first(_NODES)).map(to_bytes), parse_sls_nodes),
+    "nodes_hostile_text": (hostile_text(_first(_NODES)), parse_sls_nodes),
     "synth_fields": (damaged_json(_first(_SYNTH)).map(to_bytes), parse_sls_synth),
 }
 for _name, (_strategy, _parse) in _cases.items():
-    _fast, _slow = fuzz_pair(_strategy, _checker(_parse))
+    _fast, _slow = fuzz_pair(_strategy, _checker(_parse), name=_name)
     globals()[f"test_fuzz_{_name}"] = _fast
     globals()[f"test_fuzz_{_name}_slow"] = _slow
+
+
+# -- regressions found by fuzzing and by hand ---------------------------------------------------
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b'{"jobID": "job_1_1", "totalMaps": 1' + b"1" * 5000 + b"}", "unreadable JSON value"),
+    (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+    (b'{"jobID": "job_1_1", "submitTime": NaN}', "NaN is not a JSON number"),
+    (b'{"jobID": "job_1_1", "totalMaps": -2}', None),
+])
+def test_rumen_hostile_numbers_are_one_line_errors(text, message):
+    if message is None:  # Rumen's -1 means "not recorded"; -2 is read the same way: absent
+        jobs, _ = parse_rumen(text, source="r.json")
+        assert jobs["n_maps"].isna().all()
+        return
+    with pytest.raises(ParseError, match=message):
+        parse_rumen(text, source="r.json")
+
+
+def test_sls_sum_past_2_63_is_a_bad_record_not_a_cast_failure():
+    doc = {"job.id": "job_1", "job.tasks": [
+        {"container.type": "map", "container.start.ms": 0,
+         "container.end.ms": 9223372036854775807},
+        {"container.type": "map", "container.start.ms": 0,
+         "container.end.ms": 9223372036854775807}]}
+    data = json.dumps(doc).encode()
+    with pytest.raises(BadRecordError, match=r"s\.json: line 1: column 'map_time_ms': "
+                                             r"expected an integer within ±2\^63"):
+        parse_sls(data, source="s.json")
+    check = RecordCheck("skip")
+    jobs, tasks = parse_sls(data + b"\n" + json.dumps({**doc, "job.id": "job_2", "job.tasks": [
+        {"container.start.ms": 1, "container.end.ms": 5}]}).encode(), source="s.json",
+        check=check)
+    assert list(jobs["job_id"]) == ["job_2"] and list(tasks["job_id"]) == ["job_2"]
+    assert [r.place for r in check.rejected] == ["line 1"]
+
+
+def test_a_lone_surrogate_is_refused_where_it_is_read():
+    with pytest.raises(ParseError, match=r"\$\.job\.user: expected UTF-8 text"):
+        parse_sls(b'{"job.user": "\\udc80", "job.tasks": []}', source="s.json")
+
+
+def test_gzip_bomb_is_refused(tmp_path):
+    from jobsize.collectors.json_stream import decompress
+
+    bomb = gzip.compress(b" " * (8 << 20))
+    with pytest.raises(ParseError, match="inflates to more than"):
+        decompress(bomb, "b.json.gz", limit=1 << 20)

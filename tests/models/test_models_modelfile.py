@@ -64,7 +64,7 @@ def test_damaged_and_foreign_files_are_refused(model, tmp_path):
     path = save_model(model, tmp_path / "m.json")
     text = path.read_text()
     path.write_text(text[: len(text) // 2])
-    with pytest.raises(ModelFileError, match=r"m\.json: line \d+ column \d+: not valid JSON"):
+    with pytest.raises(ModelFileError, match=r"m\.json: line \d+, column \d+: invalid JSON"):
         load_model(path)
     path.write_text('{"coefficients": [1, 2, 3]}')
     with pytest.raises(ModelFileError, match="not a jobsize model file"):

@@ -106,9 +106,11 @@ def _check_sample(tmp_path_factory: pytest.TempPathFactory, case: tuple) -> None
     assert s.bytes_read <= 1.1 * s.fraction * s.input_bytes + k * one_record
     assert s.fraction == (len(s.data) / s.input_bytes if s.input_bytes else 1.0)
 
-    # the chosen splits are distinct, and at most min(N_m, upper bound) unless N_m < #splits
+    # the ranges are distinct, from at most min(N_m, upper bound) map inputs (splits, or runs
+    # of files combined when there are more splits than N_m)
     picked = [(c.path, c.split_start) for c in s.splits_chosen]
-    assert len(set(picked)) == len(picked) <= max_splits
+    assert len(set(picked)) == len(picked)
+    assert len({c.unit for c in s.splits_chosen}) <= min(n_maps, max_splits)
 
     # the same seed gives the same sample
     again = sample(local_splits(paths, split_bytes), n_maps, n_reduces, max_splits, seed)
@@ -177,7 +179,7 @@ def test_more_splits_than_n_maps_reads_no_split_more_than_once(tmp_path: Path) -
     path.write_bytes(b"abcdefghi\n" * 1000)
     splits = local_splits(path, 1000)  # 10 splits, but the job says N_m = 1, N_r = 0: f_p = 1
     p = plan(len(splits), 1, 0, 16)
-    assert (p.n_chosen, p.frequency) == (10, 1.0)
+    assert (p.n_units, p.n_chosen, p.frequency) == (1, 1, 1.0)  # one map reads all ten
     s = sample(splits, 1, 0, 16, seed=3)
     assert s.data == path.read_bytes()
 
@@ -334,3 +336,44 @@ def test_long_last_record_is_read_in_growing_steps(tmp_path: Path) -> None:
     assert data == split.source.read(0, 100_003)
     assert fetched == sum(calls) <= 1.1 * len(data) + 2
     assert len(calls) < 200  # steps grow: not one read per byte
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded memory: splits are made on demand, and many small splits are combined
+
+
+def test_a_one_byte_split_size_lists_no_split(tmp_path: Path) -> None:
+    path = tmp_path / "in"
+    path.write_bytes(b"abcdefghijklmnopqrstuvw\n" * 200_000)  # 4.8 MB: 4.8 million splits
+    splits = local_splits(path, 1)
+    assert len(splits) == path.stat().st_size
+    assert len(splits._files) == 1  # the file, not one object per split
+    s = sample(splits, 10, 2, 16, seed=4)
+    assert len({c.unit for c in s.splits_chosen}) == 10
+    assert s.fraction == pytest.approx(0.1, abs=0.01)
+
+
+def test_many_tiny_files_reach_the_target_fraction(tmp_path: Path) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i in range(2000):
+        (folder / f"part-{i:05d}").write_bytes(b"%05d some record\n" % i)
+    splits = local_splits(folder)
+    assert len(splits) == 2000
+    fractions = [sample(splits, 4, 1, 16, seed=seed).fraction for seed in range(20)]
+    assert statistics.mean(fractions) == pytest.approx(0.25, rel=0.05)
+
+
+def test_sparse_fisher_yates_draws_what_the_list_version_draws() -> None:
+    def listed(n: int, k: int, rng: np.random.Generator) -> list[int]:
+        order = list(range(n))
+        for i in range(k):
+            j = int(rng.integers(i, n))
+            order[i], order[j] = order[j], order[i]
+        return order[:k]
+
+    for seed in range(200):
+        n = seed % 37 + 1
+        k = min(n, seed % 7 + 1)
+        assert choose_splits(n, k, np.random.default_rng(seed)) == listed(
+            n, k, np.random.default_rng(seed))
