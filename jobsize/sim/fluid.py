@@ -16,7 +16,7 @@ A policy is one small class in the style of Dell'Amico's schedsim:
 - ``next_internal_event(t) -> float`` — absolute time of the policy's next internal event, or
   ``inf``.
 
-DESIGN.md §6 test vector (arrival, size, estimate): (0, 10, 15), (1, 12, 4), (2, 5, 7),
+A hand-checked test vector (arrival, size, estimate): (0, 10, 15), (1, 12, 4), (2, 5, 7),
 (10, 2, 3) completes at FIFO 10/22/27/29, PS 26/29/19/18, SRPT 29/13/20/15, FSP 29/13/20/15,
 FSP+PS 29/13/20/15, SRPT+PS 29/21/19/14, LAS 27/29/17/12.
 """
@@ -138,6 +138,8 @@ class LAS(FluidPolicy):
         return dict.fromkeys(group, 1.0 / len(group))
 
     def next_internal_event(self, t: float) -> float:
+        if not self.attained:
+            return INF
         group, gap = self._least()
         return t + gap * len(group)
 
@@ -251,20 +253,16 @@ def simulate_fluid(
     t, i, n = 0.0, 0, len(order)
     if n:
         t = float(arr[order[0]])
+    stalled = 0
     while i < n or remaining:
         while i < n and arr[order[i]] <= t:
             j = int(order[i])
             i += 1
-            if sz[j] <= 0:
-                done[j] = t
-                continue
+            # a job of size 0 joins the queue too: it completes when the policy first serves it
             remaining[j] = float(sz[j])
             pol.enqueue(t, j, float(est[j]))
-        if not remaining:
-            if i < n:
-                t = float(arr[order[i]])
-            continue
-        rates = pol.schedule(t)
+        # with nothing to serve the policy still sees time pass (FSP's virtual server runs on)
+        rates = pol.schedule(t) if remaining else {}
         t_next, first = INF, -1
         for j, r in rates.items():
             if r > 0:
@@ -274,6 +272,10 @@ def simulate_fluid(
         t_arr = float(arr[order[i]]) if i < n else INF
         t_int = pol.next_internal_event(t)
         t_next = min(t_next, t_arr, t_int)
+        stalled = stalled + 1 if t_next <= t else 0
+        if t_next == INF or stalled > 4 * n + 100:
+            raise SimulationError(f"fluid policy {pol.name}: simulated time stopped at t={t!r} "
+                                  f"with {len(remaining)} jobs unfinished")
         dt = t_next - t
         if trace:
             out.trace.append((t, t_next, sum(rates.values()), len(remaining),
@@ -285,7 +287,7 @@ def simulate_fluid(
         if first >= 0 and t_next < t_arr and t_next < t_int:
             remaining[first] = 0.0
         # only a served job can complete: scanning the rates, not every waiting job
-        for j in [j for j in rates if remaining[j] <= EPS * max(1.0, sz[j])]:
+        for j in [j for j, r in rates.items() if r > 0 and remaining[j] <= EPS * max(1.0, sz[j])]:
             del remaining[j]
             done[j] = t
             pol.dequeue(t, j)

@@ -1,7 +1,7 @@
 """Hadoop's Fair scheduler: queues and jobs ordered by usage over weight, min shares first,
 instantaneous fair shares and optional preemption.
 
-A policy is a comparator plus a share computation (DESIGN.md §8). The comparator, used at
+A policy is a comparator plus a share computation. The comparator, used at
 every free container, is the FairSharePolicy's: a queue below its min share comes first
 (lowest usage/min-share), then the lowest usage/weight; inside a queue, jobs by usage/weight.
 Usage is memory (``resource="memory"``) or the dominant share (``resource="drf"``, Dominant
