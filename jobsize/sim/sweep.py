@@ -19,7 +19,7 @@ from jobsize.sim.eventloop import simulate
 from jobsize.sim.fluid import make_policy, simulate_fluid
 from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, rcp
 from jobsize.sim.schedulers import make_scheduler
-from jobsize.sim.size_sources import LognormalSizes, SizeSource, size_source
+from jobsize.sim.size_sources import SizeSource, size_source
 from jobsize.sim.workload import Workload
 
 
@@ -75,12 +75,9 @@ def fluid_sizes(seg: Workload, cluster: Cluster) -> np.ndarray:
 def _run_fluid(seg: Workload, cluster: Cluster, name: str, seed: int,
                config: SweepConfig) -> pd.DataFrame:
     size = fluid_sizes(seg, cluster)
-    if config.size_sources is not None:  # the fluid model has no probes: known at submission
+    est = size
+    if _is_size_based(name, config):  # no probes in the fluid model: known at submission
         est = config.source(seed).estimate(seg).size_mb_s / cluster.total[0]
-    elif config.sigma:
-        est = size * LognormalSizes(config.sigma, seed).factors(len(size))
-    else:
-        est = size
     submit = seg.submit_s()
     done = simulate_fluid(submit, size, make_policy(name), est).completion
     return pd.DataFrame({"job_id": seg.jobs["job_id"].to_numpy(), "submit_s": submit,

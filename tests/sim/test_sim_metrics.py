@@ -152,3 +152,44 @@ def test_cli_simulate_size_source(tmp_path, capsys) -> None:
     assert main(["simulate", "--workload", "synthetic:30", "--sigma", "0.5", "--size-source",
                  "exact", "-o", str(out)]) == 2
     assert "give one" in capsys.readouterr().err
+
+
+def test_lognormal_error_belongs_to_the_job_not_its_place_in_a_segment() -> None:
+    from jobsize.sim.size_sources import LognormalSizes
+
+    w = SyntheticFB2009(n_jobs=40, seed=6).generate()
+    src = LognormalSizes(1.0, seed=3)
+
+    def ratios(a: int, b: int) -> np.ndarray:
+        seg = w.segment(a, b)
+        return src.estimate(seg).size_mb_s / seg.sizes()[0]
+
+    first, second, overlap = ratios(0, 20), ratios(20, 40), ratios(10, 30)
+    # job k of one segment and job k of the next are different jobs: different errors
+    assert not np.allclose(first, second)
+    # a job keeps its error in every segment it is part of
+    assert np.allclose(overlap[:10], first[10:]) and np.allclose(overlap[10:], second[:10])
+    assert np.allclose(ratios(0, 40), np.concatenate([first, second]))
+    # another seed, other errors
+    other = LognormalSizes(1.0, seed=4).estimate(w.segment(0, 20)).size_mb_s
+    assert not np.allclose(other / w.segment(0, 20).sizes()[0], first)
+
+
+def test_fluid_sweep_draws_an_error_per_job(monkeypatch) -> None:
+    import jobsize.sim.sweep as sweep
+
+    seen: list[np.ndarray] = []
+    real = sweep.simulate_fluid
+
+    def spy(arrival, size, policy, estimate=None, **kw):
+        if policy.name == "srpt":
+            seen.append(np.asarray(estimate) / np.asarray(size))
+        return real(arrival, size, policy, estimate, **kw)
+
+    monkeypatch.setattr(sweep, "simulate_fluid", spy)
+    w = SyntheticFB2009(n_jobs=30, seed=4).generate()
+    config = SweepConfig(schedulers=("srpt",), model="fluid", fair_name="ps", sigma=1.0,
+                         segmentation=Segmentation(15, 0))
+    run_sweep(w, Cluster.parse("4x8g×8"), config)
+    assert len(seen) == 2
+    assert not np.allclose(seen[0], 1.0) and not np.allclose(seen[0], seen[1])
