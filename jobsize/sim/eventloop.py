@@ -521,12 +521,18 @@ class Simulation:
         heap, events, submit, n = self._heap, self._events, self.submit, self.n
         heappop = heapq.heappop
         nxt = 0
+        horizon, stall_limit = self._progress_bounds()
+        last, stop = -INF, stall_limit
         while True:
             t_heap = heap[0][0] if heap else INF
             t_arr = submit[nxt] if nxt < n else INF
             now = t_arr if t_arr < t_heap else t_heap
             if now == INF:
                 break
+            if now > last:  # a new instant: it may take up to stall_limit events
+                if now > horizon:
+                    self._no_progress(now, False)
+                last, stop = now, self.n_events + stall_limit
             self.now = now
             while nxt < n and submit[nxt] <= now:
                 self._arrive(nxt)
@@ -537,6 +543,8 @@ class Simulation:
                 if rec is None:
                     continue
                 self.n_events += 1
+                if self.n_events > stop:
+                    self._no_progress(now, True)
                 kind = rec[0]
                 if kind <= EXTRA:
                     self._task_done(seq, rec)
@@ -558,6 +566,24 @@ class Simulation:
                                   "left demand waiting with nothing running",
                                   source=self.workload.name)
         return self._result(time.perf_counter() - t0)
+
+    def _progress_bounds(self) -> tuple[float, int]:
+        """Progress guard: the latest time any run that makes progress can reach (every job's
+        work ten times over, one after another, after the last submission, plus a minute per
+        job), and how many events one instant can take (each ends a task, an AM or a
+        wake-up)."""
+        w = self.workload
+        work = float(w.map_s.sum() + w.reduce_s.sum()) + self.n * self.am_startup_s
+        last = max(self.submit, default=0.0)
+        return last + 10 * work + 60.0 * self.n + 3600.0, 4 * (w.n_tasks + self.n) + 10_000
+
+    def _no_progress(self, now: float, stalled: bool) -> None:
+        what = ("simulated time stopped advancing" if stalled else
+                "simulated time ran past any schedule that makes progress")
+        left = sum(1 for p in self.phase if p != 4)
+        raise SimulationError(f"{what} at t={now!r} s under policy {self.policy.describe()} "
+                              f"({left} jobs unfinished, {self.n_events} events)",
+                              source=self.workload.name)
 
     def _result(self, wall: float) -> SimResult:
         submit = np.asarray(self.submit)

@@ -85,3 +85,17 @@ def test_work_conservation(data: tuple[list[float], list[float], list[float]],
         assert any(abs(d - e) <= 1e-7 * max(1, e) for d in done)
     for a, s, d in zip(arrival, size, done, strict=True):
         assert d >= a + s - 1e-7
+
+
+def test_progress_guard_names_time_and_policy() -> None:
+    from jobsize.sim.fluid import FluidPolicy
+
+    class Idle(FluidPolicy):
+        name = "idle"
+
+        def schedule(self, t: float) -> dict[int, float]:
+            return {}
+
+    with pytest.raises(SimulationError, match=r"fluid policy idle: simulated time stopped "
+                       r"at t=3\.0 with 1 jobs unfinished"):
+        simulate_fluid([3.0], [1.0], Idle())

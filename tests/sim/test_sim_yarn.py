@@ -272,3 +272,61 @@ def test_extra_work_holds_resources() -> None:
     # with the probe holding half the node, the AM waits for it and the maps run one at a time
     assert res.jobs.finish_s[0] == pytest.approx(11.0)
     _check_invariants(w, Cluster.homogeneous(1, 2048, 2), res)
+
+
+def _subnormal_preemption_case() -> Workload:
+    """Found by test_yarn_invariants on a fresh seed: six jobs in one queue, task times
+    down to subnormal numbers, 2 map + 2 reduce slots."""
+    maps = [[0.5, 6.479184451578237, 2.536900446280879], [],
+            [7.245493498305088, 1.3547234737905973, 1e-308], [0.5, 0.2204160974402688],
+            [7.441427966010489, 5.94319842468471, 2.5],
+            [9.0, 0.5644613031369142, 1.4805653982669118, 9.0]]
+    reduces = [[1.6071469035693473], [5e-324, 1.0], [6e-285], [0.0, 3.8810407389966555],
+               [5.689216057501503, 3.076152515461017], [1.0, 2.188939178756944, 6e-285]]
+    tails = [[0.41432748442612516], [5e-324, 0.6978935706830813], [7.720392739030166e-286],
+             [0.0, 1.6336130804256612], [3.7832390523880024, 1.402507026538561],
+             [0.5865183268255314, 1.8380185266386082, 4.358841661874223e-285]]
+    jobs = make_jobs(6, submit_s=np.array([0.0, 1e-308, 1e-308, 1e-308, 0.0, 6.260957176398754]),
+                     queue="b", weight=np.array([2.0, 1.0, 2.0, 2.0, 2.0, 1.0]))
+    return from_task_lists("subnormal", jobs, maps, reduces, tails)
+
+
+def test_fair_preemption_kills_only_what_the_starved_job_can_use() -> None:
+    # The starved jobs wait for reduce slots; killing a map (the newest container) freed a
+    # map slot they could not take, it went back, and the same kill came every second forever.
+    w, cluster = _subnormal_preemption_case(), Cluster(np.array([[2, 2]]), slots=True)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.05, record=True)
+    _check_invariants(w, cluster, res)
+    assert (~res.attempts.completed).sum() == pol.preempted <= 3  # not one every second
+
+
+class _Frozen(FIFO):
+    """Asks to be woken at the current instant, again and again."""
+
+    def on_arrival(self, j: int) -> None:
+        self.sim.wake_at(self.sim.now, "again")
+
+    def on_wake(self, tag: object) -> None:
+        self.sim.wake_at(self.sim.now, "again")
+
+
+class _Livelock(FIFO):
+    """Kills every running task each second: time advances, nothing ever finishes."""
+
+    def on_arrival(self, j: int) -> None:
+        self.sim.wake_at(self.sim.now + 1.0, "kill")
+
+    def on_wake(self, tag: object) -> None:
+        for j in range(self.sim.n):
+            for cid in self.sim.containers(j):
+                self.sim.kill(cid)
+        self.sim.wake_at(self.sim.now + 1.0, "kill")
+
+
+@pytest.mark.parametrize(("policy", "what"), [(_Frozen, "stopped advancing at t=0.0"),
+                                              (_Livelock, "ran past any schedule")])
+def test_progress_guard_names_time_and_policy(policy, what) -> None:
+    w = from_task_lists("guard", make_jobs(1, am_mb=1024), [[5.0] * 2], [[]])
+    with pytest.raises(SimulationError, match=f"{what}.* under policy fifo"):
+        simulate(w, Cluster.homogeneous(1, 4096, 4), policy())

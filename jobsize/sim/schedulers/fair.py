@@ -210,9 +210,10 @@ class Fair(Policy):
     def _preempt(self) -> None:
         sim = self.sim
         shares = self.fair_shares()
-        need = sum(min(s, self.usage(j) + self._pending_amount(j)) - self.usage(j)
-                   for j, s in shares.items()
-                   if self._pending_amount(j) > 0 and self.usage(j) < self.threshold * s)
+        starved = [j for j, s in shares.items()
+                   if self._pending_amount(j) > 0 and self.usage(j) < self.threshold * s]
+        need = sum(min(shares[j], self.usage(j) + self._pending_amount(j)) - self.usage(j)
+                   for j in starved)
         if need <= 1e-12:
             return
         over = sorted((self.usage(j) - s, j) for j, s in shares.items()
@@ -221,14 +222,34 @@ class Fair(Policy):
         # would only make it the next one starved (and containers would change hands forever).
         for _, j in reversed(over):
             for cid in reversed(self.sim.containers(j)):
-                kind = sim.container(cid)[0]  # type: ignore[index]
+                kind, _, node, _ = sim.container(cid)  # type: ignore[misc]
                 amount = self._amount(j, kind)
                 if need <= 1e-12:
                     break
                 if kind > REDUCE or self.usage(j) - amount < shares[j] - 1e-12:
+                    continue
+                if not self._frees_room(starved, j, kind, node):
                     continue
                 sim.kill(cid)
                 self.preempted += 1
                 need -= amount
             if need <= 1e-12:
                 break
+
+    def _frees_room(self, starved: list[int], j: int, kind: int, node: int) -> bool:
+        """Whether killing ``j``'s ``kind`` container on ``node`` leaves room there for the
+        next container of a starved job. Killing one it cannot use (a map slot for a job
+        waiting for reduce slots, memory on a node its container does not fit) only hands the
+        room back to a running job, and the next check would kill again, forever."""
+        sim = self.sim
+        room0 = sim.free0[node] + sim.req0[kind][j]
+        room1 = sim.free1[node] + sim.req1[kind][j]
+        for s in starved:
+            if sim.phase[s] == 1:
+                wanted = (AM,) if sim.am_admissible() else ()
+            else:
+                wanted = ((MAP,) if sim.maps_todo[s] else ()) + (
+                    (REDUCE,) if sim.reduce_ready[s] and sim.reduces_todo[s] else ())
+            if any(sim.req0[k][s] <= room0 and sim.req1[k][s] <= room1 for k in wanted):
+                return True
+        return False
