@@ -74,6 +74,12 @@ class MaxMinCluster:
         if self.jobs.pop(j, None) is not None:
             self._share()
 
+    def resize(self, slots: int) -> None:
+        """Change the number of slots from now on (advance to now first)."""
+        if int(slots) != self.n_slots:
+            self.n_slots = int(slots)
+            self._share()
+
     def estimate(self, j: int, duration: float) -> None:
         """Set job ``j``'s per-task duration; started tasks keep their progress fraction."""
         job = self.jobs[j]

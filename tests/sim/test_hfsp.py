@@ -115,3 +115,28 @@ def test_registry_and_options() -> None:
         HFSP(preemption="suspend")
     with pytest.raises(ConfigError, match="training"):
         HFSP(train_tasks=0)
+
+
+def test_yarn_virtual_cluster_runs_at_the_real_clusters_pace() -> None:
+    # One node of 8 GB: the AM (1.5 GB) leaves room for 6 task containers of 1 GB, shared by
+    # both phases. A lone job of 12 maps and 12 reduces of 10 s (estimates exact from the
+    # start) runs maps 0-20 and reduces 20-40. Its virtual cluster must not run faster: the
+    # two phases share those 6 virtual slots, 3 each, so at t=30 each phase has 3 of its 10 s
+    # tasks left. (With 8 map and 8 reduce virtual slots it was done virtually at 20.)
+    w = from_task_lists("pace", make_jobs(1), [[10.0] * 12], [[10.0] * 12])
+
+    class Watch(HFSP):
+        def bind(self, sim):
+            super().bind(sim)
+            sim.wake_at(30.0, "watch")
+
+        def on_wake(self, tag):
+            if tag == "watch":
+                self._advance()
+                self.left = [self.virtual[p].remaining(0) for p in (MAP, REDUCE)]
+            super().on_wake(tag)
+
+    pol = Watch(initial_task_s=10.0)
+    res = simulate(w, Cluster.homogeneous(1, 8192, 8), pol, slowstart=1.0)
+    assert res.jobs.finish_s.tolist() == [40.0]
+    assert pol.left == pytest.approx([30.0, 30.0])
