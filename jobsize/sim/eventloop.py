@@ -528,10 +528,15 @@ class Simulation:
             t_arr = submit[nxt] if nxt < n else INF
             now = t_arr if t_arr < t_heap else t_heap
             if now == INF:
+                if self._preempt_waiting_reduces():
+                    self._offer()
+                    continue
                 break
             if now > last:  # a new instant: it may take up to stall_limit events
-                if now > horizon:
-                    self._no_progress(now, False)
+                if now > horizon:  # late events are fine once every job is done
+                    if any(p != 4 for p in self.phase):
+                        self._no_progress(now, False)
+                    horizon = INF
                 last, stop = now, self.n_events + stall_limit
             self.now = now
             while nxt < n and submit[nxt] <= now:
@@ -566,6 +571,38 @@ class Simulation:
                                   "left demand waiting with nothing running",
                                   source=self.workload.name)
         return self._result(time.perf_counter() - t0)
+
+    def _preempt_waiting_reduces(self) -> bool:
+        """Nothing is left to happen, yet a job's maps wait: reduces started early hold the
+        room they need while waiting for those very maps. As MapReduce's ApplicationMaster
+        does when its maps cannot be scheduled (reduce preemption), kill waiting reduces —
+        the stuck job's own first, newest first — on the node where the fewest make a map fit.
+        Returns whether it killed any."""
+        events, req0, req1 = self._events, self.req0, self.req1
+        waiting = [cid for cids in self._waiting.values() for cid in cids if cid in events]
+        for j in range(self.n):
+            if self.phase[j] != 3 or not self.maps_todo[j]:
+                continue
+            best: list[int] | None = None
+            for node in range(self.cluster.n_nodes):
+                f0, f1 = self.free0[node], self.free1[node]
+                kills: list[int] = []
+                here = sorted((c for c in waiting if events[c][2] == node),
+                              key=lambda c: (events[c][1] != j, -c))
+                for cid in here:
+                    if f0 >= req0[MAP][j] and f1 >= req1[MAP][j]:
+                        break
+                    f0 += req0[REDUCE][events[cid][1]]
+                    f1 += req1[REDUCE][events[cid][1]]
+                    kills.append(cid)
+                if (kills and f0 >= req0[MAP][j] and f1 >= req1[MAP][j]
+                        and (best is None or len(kills) < len(best))):
+                    best = kills
+            if best:
+                for cid in best:
+                    self.kill(cid)
+                return True
+        return False
 
     def _progress_bounds(self) -> tuple[float, int]:
         """Progress guard: the latest time any run that makes progress can reach (every job's

@@ -330,3 +330,32 @@ def test_progress_guard_names_time_and_policy(policy, what) -> None:
     w = from_task_lists("guard", make_jobs(1, am_mb=1024), [[5.0] * 2], [[]])
     with pytest.raises(SimulationError, match=f"{what}.* under policy fifo"):
         simulate(w, Cluster.homogeneous(1, 4096, 4), policy())
+
+
+def test_fair_preemption_does_not_kill_for_an_am_the_max_am_share_holds_back() -> None:
+    # Found on a fresh seed: AMs of 1536 and 2048 MB wait because of the max AM share (half of
+    # 4 GB, the first job's AM holds 1 GB), not for room; killing the first job's 1 s map
+    # for them, every second, kept it from ever finishing.
+    jobs = make_jobs(6, am_mb=np.array([1024, 1536, 1024, 1024, 2048, 1024]),
+                     queue="a", weight=np.array([1.0, 1.0, 1.0, 1.0, 2.0, 1.0]))
+    w = from_task_lists("am-share", jobs, [[0.0, 1.0, 0.0], [], [], [], [], []],
+                        [[]] * 6)
+    cluster = Cluster.homogeneous(1, 4096, 4)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    assert pol.preempted == 0
+
+
+def test_waiting_reduces_give_way_to_the_maps_they_wait_for() -> None:
+    # Found on a fresh seed: slow-start 0 lets job 6's three reduces (1 GB) start at once;
+    # with the AMs they leave no node 1.5 GB for its map, and they wait for that map. As the
+    # MapReduce AM does, a waiting reduce is killed so the map can run.
+    jobs = make_jobs(7, am_mb=1024, map_mb=np.array([1024] * 6 + [1536]))
+    w = from_task_lists("reduce-deadlock", jobs, [[], [0.0, 0.0, 1.0], [], [], [], [0.0], [0.0]],
+                        [[], [], [], [], [], [], [0.0, 0.0, 0.0]])
+    cluster = Cluster.homogeneous(2, 3072, 3)
+    res = simulate(w, cluster, FIFO(), slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    killed = res.attempts[~res.attempts.completed]
+    assert len(killed) >= 1 and (killed.kind == REDUCE).all() and (killed.job == 6).all()

@@ -190,7 +190,7 @@ class Fair(Policy):
         sim = self.sim
         total = 0.0
         # an AM held back by the max AM share is not demand preemption could serve
-        am = 1 if sim.phase[j] == 1 and sim.am_admissible() else 0
+        am = 1 if sim.phase[j] == 1 and self._am_fits_share(j) else 0
         counts = ((AM, am), (MAP, sim.maps_todo[j]),
                   (REDUCE, sim.reduces_todo[j] if sim.reduce_ready[j] else 0))
         for kind, count in counts:
@@ -242,14 +242,23 @@ class Fair(Policy):
         waiting for reduce slots, memory on a node its container does not fit) only hands the
         room back to a running job, and the next check would kill again, forever."""
         sim = self.sim
-        room0 = sim.free0[node] + sim.req0[kind][j]
-        room1 = sim.free1[node] + sim.req1[kind][j]
+        free0, free1 = sim.free0[node], sim.free1[node]
+        room0, room1 = free0 + sim.req0[kind][j], free1 + sim.req1[kind][j]
         for s in starved:
             if sim.phase[s] == 1:
-                wanted = (AM,) if sim.am_admissible() else ()
+                wanted = (AM,) if self._am_fits_share(s) else ()
             else:
                 wanted = ((MAP,) if sim.maps_todo[s] else ()) + (
                     (REDUCE,) if sim.reduce_ready[s] and sim.reduces_todo[s] else ())
-            if any(sim.req0[k][s] <= room0 and sim.req1[k][s] <= room1 for k in wanted):
-                return True
+            for k in wanted:
+                r0, r1 = sim.req0[k][s], sim.req1[k][s]
+                # one that fits already waits for something else than room (nothing to kill)
+                if r0 <= room0 and r1 <= room1 and not (r0 <= free0 and r1 <= free1):
+                    return True
         return False
+
+    def _am_fits_share(self, j: int) -> bool:
+        """Whether job ``j``'s AM would pass the max AM share now."""
+        sim = self.sim
+        return not sim.am_used0 or (sim.am_used0 + sim.req0[AM][j] <= sim.am_limit0
+                                    and sim.am_used1 + sim.req1[AM][j] <= sim.am_limit1)
