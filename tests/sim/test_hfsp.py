@@ -11,6 +11,7 @@ from jobsize.sim.eventloop import Simulation, simulate
 from jobsize.sim.policy import MAP, REDUCE
 from jobsize.sim.schedulers import FIFO, make_scheduler
 from jobsize.sim.schedulers.hfsp import HFSP
+from jobsize.sim.virtual_slots import MaxMinCluster
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 
@@ -140,3 +141,18 @@ def test_yarn_virtual_cluster_runs_at_the_real_clusters_pace() -> None:
     res = simulate(w, Cluster.homogeneous(1, 8192, 8), pol, slowstart=1.0)
     assert res.jobs.finish_s.tolist() == [40.0]
     assert pol.left == pytest.approx([30.0, 30.0])
+
+
+def test_zero_length_tasks_end_virtually_too() -> None:
+    # Found on a fresh seed: trained on two maps of 0 s, a job's virtual tasks last 0 s; the
+    # virtual cluster's next event was "now" for ever and the wake-ups never moved time on.
+    w = from_task_lists("zero", make_jobs(1), [[0.0, 0.0, 0.0]], [[]])
+    res = simulate(w, Cluster.mrv1(1, 1, 1), HFSP(preemption="kill"))
+    assert res.jobs.finish_s.tolist() == [0.0]
+    # a task too short to move a late clock (1e6 + 1e-12 == 1e6) ends when it is due, too
+    cluster = MaxMinCluster(1, now=1e6)
+    cluster.add(7, 3, 0.0)
+    cluster.add(8, 1, 1e-12)
+    assert cluster.advance(1e6) == [7, 8]
+    assert cluster.remaining(7) == cluster.remaining(8) == 0.0
+    assert cluster.next_event() == float("inf")
