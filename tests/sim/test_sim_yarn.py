@@ -84,8 +84,9 @@ def _check_invariants(w: Workload, cluster: Cluster, res) -> None:
 
 
 @st.composite
-def scenarios(draw):
-    slots = draw(st.booleans())
+def scenarios(draw, slots: bool | None = None):
+    """(workload, cluster, policy name, slow-start, AM start-up); ``slots`` fixes the model."""
+    slots = draw(st.booleans()) if slots is None else slots
     n_nodes = draw(st.integers(1, 4))
     if slots:
         cap = [(draw(st.integers(1, 4)), draw(st.integers(1, 3))) for _ in range(n_nodes)]
