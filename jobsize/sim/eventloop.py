@@ -528,9 +528,6 @@ class Simulation:
             t_arr = submit[nxt] if nxt < n else INF
             now = t_arr if t_arr < t_heap else t_heap
             if now == INF:
-                if self._preempt_waiting_reduces():
-                    self._offer()
-                    continue
                 break
             if now > last:  # a new instant: it may take up to stall_limit events
                 if now > horizon:  # late events are fine once every job is done
@@ -563,6 +560,8 @@ class Simulation:
                     self._offer_all = True
             if self._offer_all or self._dirty:
                 self._offer()
+            if self.pending and not self._will_change() and self._preempt_waiting_reduces():
+                self._offer()
         unfinished = [j for j in range(n) if self.phase[j] != 4]
         if unfinished:
             j = unfinished[0]
@@ -572,12 +571,19 @@ class Simulation:
                                   source=self.workload.name)
         return self._result(time.perf_counter() - t0)
 
+    def _will_change(self) -> bool:
+        """Whether a container, an AM start-up or an uber job is timed to end (policy
+        wake-ups alone change nothing). Usually answered by the heap's first entry."""
+        events = self._events
+        return any((rec := events.get(seq)) is not None and rec[0] != _WAKE
+                   for _, seq in self._heap)
+
     def _preempt_waiting_reduces(self) -> bool:
-        """Nothing is left to happen, yet a job's maps wait: reduces started early hold the
-        room they need while waiting for those very maps. As MapReduce's ApplicationMaster
-        does when its maps cannot be scheduled (reduce preemption), kill waiting reduces —
-        the stuck job's own first, newest first — on the node where the fewest make a map fit.
-        Returns whether it killed any."""
+        """Nothing is left to happen but policy wake-ups, yet a job's maps wait: reduces
+        started early hold the room they need while waiting for those very maps. As
+        MapReduce's ApplicationMaster does when its maps cannot be scheduled (reduce
+        preemption), kill waiting reduces — the stuck job's own first, newest first — on the
+        node where the fewest make a map fit. Returns whether it killed any."""
         events, req0, req1 = self._events, self.req0, self.req1
         waiting = [cid for cids in self._waiting.values() for cid in cids if cid in events]
         for j in range(self.n):
