@@ -412,14 +412,20 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     if group != wanted:
         w(f"- no segment has RCP group {wanted}; the per-job figures show group {group}\n")
     w("\n## Fig 5: segments per RCP group\n\n")
+    flagged = rep.grouping.flagged()
+    mark = lambda g: f"{g} †" if g in flagged else str(g)  # noqa: E731
     counts = rep.segments.groupby("rcp_group")["segment"].count().reset_index()
     counts.columns = ["rcp_group", "segments"]
+    counts["rcp_group"] = counts["rcp_group"].map(mark)
     w(_table(counts))
+    if flagged:
+        w("\n† fewer than 3 segments: the group's numbers rest on one or two segments.\n")
     w("\n## Fig 6: mean response time per RCP group\n\n")
     table = rep.summary.pivot(index="rcp_group", columns="scheduler",
                               values="mean_response_s").reset_index()
     ratios = response_ratios(rep)
     table["fair/fspy"] = ratios["ratio"].reindex(table["rcp_group"]).to_numpy()
+    table["rcp_group"] = table["rcp_group"].map(mark)
     w(_table(table))
     w("\nThe paper: about equal for RCP ≤ 3, FSPY far ahead from RCP 6 (about 10× under heavy "
       "load).\n")
@@ -429,7 +435,8 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     fs_all = fairness(rep).set_index("scheduler")
     rows = [
         ("Fair/FSPY mean response, heavy load (RCP ≥ 6)", "about 10×",
-         ", ".join(f"RCP {g}: {r:.2f}×" for g, r in heavy["ratio"].items()) or "no segment"),
+         ", ".join(f"RCP {mark(g)}: {r:.2f}×" for g, r in heavy["ratio"].items())
+         or "no segment"),
         (f"jobs with fair slowdown ≤ 1 (RCP {group})", "> 75 %",
          _pct(fs_group.loc["fspy", "share_fair_slowdown_le_1"])),
         (f"jobs with fair slowdown < 1.5 (RCP {group})", "> 98 %",
