@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
+from jobsize.cli import _ltyarn_dress
 from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
@@ -22,16 +24,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "simulate", help="run schedulers on a workload in the simulator",
         description="Simulate schedulers (FIFO, Fair, Capacity, SRPT, ...) on a workload cut "
         "into overlapping segments; write per-job results, a summary per RCP group and figures.")
-    p.add_argument("--workload", required=True, metavar="W",
+    p.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="W",
                    help="SWIM .tsv, Rumen .json, SLS .json, jobsize trace .parquet (with its "
-                   ".tasks.parquet), or synthetic[:N] (FB-2009 size bins)")
+                   ".tasks.parquet), synthetic[:N] (FB-2009 size bins), or a bundled workload "
+                   f"by name: {', '.join(BUNDLED_WORKLOADS)} (default {DEFAULT_WORKLOAD}, "
+                   "SWIM's day of Facebook's 2009 jobs)")
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default=None,
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
-                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill "
-                   "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair "
-                   "(with --load: fifo,ps,srpt,fsp,fsp+ps,las)")
+                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill, "
+                   "ltyarn, dress (fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); "
+                   "default fifo,fair (with --load: fifo,ps,srpt,fsp,fsp+ps,las)")
     p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
                    default="yarn",
                    help="YARN containers (default), MRv1 slots, or the fluid job-level model")
@@ -96,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     _add_reproduction_arguments(p)
+    _ltyarn_dress.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -168,6 +173,10 @@ def _names(args: argparse.Namespace, default: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "reproduce", None) in _ltyarn_dress.REPRODUCTIONS:
+        seeds = _seeds(args.seeds)
+        return _ltyarn_dress.run_reproduction(args, seeds=seeds,
+                                              cost_model=_cost_model(args, seeds[0]))
     if getattr(args, "reproduce", None):
         return _run_reproduction(args)
     if args.load is not None:
@@ -190,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
                               f"known: {', '.join(known)}")
     sources = _size_sources(args, seeds)
     method, alpha, beta = _rcp_method(args)
+    scheduler_options = _ltyarn_dress.scheduler_options(args)
     cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
@@ -201,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
         fair_baseline=args.fair_baseline, rcp_groups=method, rcp_alpha=alpha, rcp_beta=beta,
-        size_sources=sources) for sigma in sigmas]
+        size_sources=sources, scheduler_options=scheduler_options) for sigma in sigmas]
     total = sum(n_runs(workload, c) for c in configs)
     with parallel_backend(args.backend, args.parallel, args.scheduler_address) as n_jobs, \
             progress_bar("simulating", total=total) as advance:
@@ -377,9 +387,11 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     from jobsize.sim.reproduce import COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy",),
+    g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS),
                    help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
-                   "every segment; Figs 5-10 as PNGs and report.md")
+                   "every segment; Figs 5-10 as PNGs and report.md (ltyarn: Tang's §5.6 "
+                   "macro-benchmark with --workload's first 100 arrivals; dress: the DRESS "
+                   "paper's settings, and --workload's segments on --cluster)")
     g.add_argument("--size-source", metavar="SPEC",
                    help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "

@@ -50,6 +50,8 @@ class SweepConfig:
     rcp_alpha: float = FIXED_ALPHA
     rcp_beta: float = FIXED_BETA
     size_sources: Mapping[int, SizeSource] | None = None
+    #: per-scheduler settings passed to ``make_scheduler`` (e.g. ``{"ltyarn": {...}}``)
+    scheduler_options: Mapping[str, object] = field(default_factory=dict)
 
     def baseline(self) -> FairBaseline:
         """The Fair every other scheduler is held against."""
@@ -78,7 +80,7 @@ def _is_size_based(name: str, config: SweepConfig) -> bool:
 def _run_yarn(seg: Workload, cluster: Cluster, name: str, seed: int,
               config: SweepConfig) -> pd.DataFrame:
     policy = make_scheduler(name, size_source=config.source(seed),
-                            capacity_queues=config.capacity_queues)
+                            capacity_queues=config.capacity_queues, **config.scheduler_options)
     res = simulate(seg, cluster, policy, **config.sim_options)  # type: ignore[arg-type]
     out = res.jobs[["job_id", "submit_s", "finish_s", "response_s"]].copy()
     out["policy"] = res.policy

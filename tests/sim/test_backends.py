@@ -11,7 +11,7 @@ from jobsize.sim.backends import parallel_backend
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.metrics import Segmentation
 from jobsize.sim.sweep import SweepConfig, run_sweep
-from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.synthetic_workload import SyntheticFB2009
 
 distributed = pytest.importorskip("dask.distributed")
 

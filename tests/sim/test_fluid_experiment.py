@@ -11,7 +11,7 @@ from jobsize.errors import ConfigError
 from jobsize.sim.costmodel import from_bytes
 from jobsize.sim.fluid import completion_times
 from jobsize.sim.fluid_experiment import byte_sizes, run_experiment, runs, summarize
-from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.synthetic_workload import SyntheticFB2009
 
 FIRST50 = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 

@@ -2,8 +2,8 @@
 
 ``fifo``, ``fair`` (memory), ``drf``, ``fair+preemption`` / ``drf+preemption``, ``capacity``
 (queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``); the modules imported
-at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps`` and ``hfsp`` /
-``hfsp+kill``.
+at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps``, ``hfsp`` /
+``hfsp+kill``, ``ltyarn`` and ``dress``.
 """
 
 from __future__ import annotations
@@ -52,13 +52,14 @@ def register_scheduler(name: str, factory: Factory) -> None:
 
 
 def make_scheduler(name: str, *, size_source: SizeSource | None = None,
-                   capacity_queues: str | None = None) -> Policy:
-    """A fresh scheduler by name; options the scheduler does not use are ignored."""
+                   capacity_queues: str | None = None, **options: object) -> Policy:
+    """A fresh scheduler by name; options the scheduler does not use are ignored (``options``:
+    per-scheduler settings, e.g. ``ltyarn={...}``, ``dress={...}``)."""
     factory = SCHEDULERS.get(name.lower())
     if factory is None:
         raise ConfigError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}")
-    return factory(size_source=size_source, capacity_queues=capacity_queues)
+    return factory(size_source=size_source, capacity_queues=capacity_queues, **options)
 
 
-# The size-based schedulers register themselves; they import this module's helpers first.
-from jobsize.sim.schedulers import fspy, hfsp, reservations  # noqa: E402, F401
+# These schedulers register themselves; they import this module's helpers first.
+from jobsize.sim.schedulers import dress, fspy, hfsp, ltyarn, reservations  # noqa: E402, F401

@@ -1,0 +1,1 @@
+"""Reproductions of the headline experiments of the papers behind the simulator's schedulers."""
