@@ -24,7 +24,7 @@ FSP+PS 29/13/20/15, SRPT+PS 29/21/19/14, LAS 27/29/17/12.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +33,17 @@ from jobsize.errors import ConfigError, SimulationError
 
 INF = math.inf
 EPS = 1e-9
+
+
+def first_by(jobs: Iterable[int], key: Callable[[int], float],
+             order: Mapping[int, int]) -> int:
+    """The job of smallest ``key``; keys within float noise of the smallest (``EPS``, relative
+    above 1) tie, and a tie goes to the earliest in ``order`` — as it would in exact
+    arithmetic, where two jobs' remainders can be equal."""
+    keys = {j: key(j) for j in jobs}
+    low = min(keys.values())
+    return min((j for j, k in keys.items() if k <= low + EPS * max(1.0, abs(low))),
+               key=order.__getitem__)
 
 
 class FluidPolicy:
@@ -92,11 +103,12 @@ class SRPT(FluidPolicy):
 
     name = "srpt"
 
-    def _remaining(self, j: int) -> tuple[float, int]:
-        return (self.est[j] - self.attained[j], self.arrival_order[j])
+    def _left(self, j: int) -> float:
+        """Estimated remaining work (negative once the job outlived its estimate)."""
+        return self.est[j] - self.attained[j]
 
     def schedule(self, t: float) -> dict[int, float]:
-        return {min(self.est, key=self._remaining): 1.0}
+        return {first_by(self.est, self._left, self.arrival_order): 1.0}
 
 
 class SRPTPS(SRPT):
@@ -108,7 +120,7 @@ class SRPTPS(SRPT):
     def _groups(self) -> tuple[list[int], int | None]:
         late = [j for j in self.est if self.est[j] - self.attained[j] <= EPS]
         fresh = [j for j in self.est if self.est[j] - self.attained[j] > EPS]
-        return late, (min(fresh, key=self._remaining) if fresh else None)
+        return late, (first_by(fresh, self._left, self.arrival_order) if fresh else None)
 
     def schedule(self, t: float) -> dict[int, float]:
         late, head = self._groups()
@@ -183,7 +195,7 @@ class FSP(FluidPolicy):
             if self.late_policy == "ps":
                 return dict.fromkeys(self.late, 1.0 / len(self.late))
             return {min(self.late, key=self.late.__getitem__): 1.0}
-        head = min(self.est, key=lambda j: (self.virtual[j], self.arrival_order[j]))
+        head = first_by(self.est, self.virtual.__getitem__, self.arrival_order)
         return {head: 1.0}
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:

@@ -73,6 +73,12 @@ def _rates(policy: str, t: float, present: list[int], key: dict[str, list[float]
     arrival, est, att, vf = key["arrival"], key["estimate"], key["attained"], key["virtual"]
     first = sorted(present, key=lambda j: (arrival[j], j))
 
+    def smallest(jobs: list[int], key) -> int:
+        # keys within float noise of each other are a tie (they would be equal exactly)
+        low = min(key(j) for j in jobs)
+        return next(j for j in sorted(jobs, key=lambda j: (arrival[j], j))
+                    if key(j) <= low + 1e-9 * max(1.0, abs(low)))
+
     def equal(jobs: list[int]) -> dict[int, float]:
         return {j: 1.0 / len(jobs) for j in jobs}
 
@@ -81,15 +87,14 @@ def _rates(policy: str, t: float, present: list[int], key: dict[str, list[float]
     if policy == "ps":
         return equal(present), math.inf
     if policy == "srpt":
-        pick = min(first, key=lambda j: (est[j] - att[j], arrival[j], j))
-        return {pick: 1.0}, math.inf
+        return {smallest(first, lambda j: est[j] - att[j]): 1.0}, math.inf
     if policy == "srpt+ps":
         late = [j for j in first if est[j] - att[j] <= 1e-9]
         fresh = [j for j in first if j not in late]
         served = list(late)
         head = None
         if fresh:
-            head = min(fresh, key=lambda j: (est[j] - att[j], arrival[j], j))
+            head = smallest(fresh, lambda j: est[j] - att[j])
             served.append(head)
         rates = equal(served)
         if head is None:
@@ -103,12 +108,11 @@ def _rates(policy: str, t: float, present: list[int], key: dict[str, list[float]
         nxt = min(others, default=math.inf)
         return rates, t + (nxt - low) * len(group) if others else math.inf
     if policy in ("fsp", "fsp+ps"):
-        by_virtual = sorted(present, key=lambda j: (vf[j], arrival[j], j))
-        late = [j for j in by_virtual if vf[j] <= t]
+        late = [j for j in first if vf[j] <= t]
         upcoming = min((vf[j] for j in present if vf[j] > t), default=math.inf)
         if late and policy == "fsp+ps":
             return equal(late), upcoming
-        return {by_virtual[0]: 1.0}, upcoming
+        return {smallest(present, vf.__getitem__): 1.0}, upcoming
     raise ValueError(policy)
 
 

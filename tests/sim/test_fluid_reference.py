@@ -79,3 +79,12 @@ def test_matches_reference_with_exact_sizes(case, policy: str) -> None:
 @example(([0.0, 6.0, 9.0], [2.0, 4.0, 3.0], [4.0, 3.0, 1.0]), "fsp")
 def test_matches_reference_with_estimates(case, policy: str) -> None:
     check(case, policy)
+
+
+@pytest.mark.parametrize("policy", ["fsp", "fsp+ps", "srpt"])
+def test_float_noise_does_not_break_a_tie(policy: str) -> None:
+    # Found on a fresh seed: job 1 has 2 - (2 - 0.084) left virtually when job 0 (0.084)
+    # arrives, equal but for the last bit; the tie goes to the earlier job, job 1
+    case = ([2.0, 0.084], [0.084, 2.0], [0.084, 2.0])
+    assert completion_times(*case[:2], policy, case[2]) == pytest.approx([2.168, 2.084])
+    check(case, policy)
