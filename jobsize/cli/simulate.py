@@ -406,7 +406,7 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
                    help="FSPY's probing-queue share of the cluster (default 0.1)")
     g.add_argument("--compare", default=",".join(COMPARED),
                    help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt, "
-                   "fair-plain "
+                   "fair-plain, fair+reserve "
                    f"(default {','.join(COMPARED)})")
     g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
                    help="RCP group of the per-job figures (default 6)")

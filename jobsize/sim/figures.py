@@ -37,6 +37,7 @@ _C = {"blue": "#1f77b4", "orange": "#ff7f0e", "green": "#2ca02c", "red": "#d6272
 STYLES: dict[str, tuple[str, str, str]] = {
     "fair+reserve": (_C["blue"], "-", "o"),
     "fair": (_C["cyan"], "--", "v"),
+    "fair-plain": (_C["cyan"], ":", "^"),
     "drf+reserve": (_C["black"], "-", "^"),
     "drf": (_C["black"], "--", "v"),
     "fair+preemption": (_C["blue"], ":", "x"),

@@ -84,12 +84,13 @@ FOCUS_GROUP = 6
 def make_policy(name: str, source: SizeSource, probe_share: float = 0.1,
                 baseline: str = DEFAULT_BASELINE) -> Policy:
     """A fresh scheduler of the reproduction: fair (the Fair baseline ``baseline`` of
-    :mod:`jobsize.sim.baseline`), fair-plain, fspy, fspy+ps (PSBS-style), hfsp, hfsp+kill or
-    srpt; size-based ones on ``source``."""
+    :mod:`jobsize.sim.baseline`), fair-plain, fair+reserve, fspy, fspy+ps (PSBS-style), hfsp,
+    hfsp+kill or srpt; size-based ones on ``source``."""
     fair = fair_baseline(baseline)
     factories: dict[str, Callable[[], Policy]] = {
         "fair": lambda: make_scheduler(fair.scheduler),
         "fair-plain": lambda: Fair("memory"),
+        "fair+reserve": lambda: make_scheduler("fair+reserve"),
         "fspy": lambda: FSPY(source, probe_share=probe_share),
         "fspy+ps": lambda: FSPY(source, probe_share=probe_share, late="ps"),
         "hfsp": lambda: HFSP(),
@@ -278,7 +279,9 @@ def write_figures(rep: Reproduction, out: Path, group: int) -> list[Path]:
     ``fair+reserve``), so their colours and line styles are those of every other figure."""
     from jobsize.sim import figures
 
-    names = {"fair": rep.baseline.scheduler, "fair-plain": "fair"}
+    names = {"fair": rep.baseline.scheduler}
+    if rep.baseline.scheduler != "fair":  # else fair-plain is a second run of the baseline
+        names["fair-plain"] = "fair"
     per = rep.per_job.assign(scheduler=rep.per_job["scheduler"].replace(names))
     summary = rep.summary.assign(scheduler=rep.summary["scheduler"].replace(names))
     base = rep.baseline.scheduler
@@ -406,7 +409,7 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
           "; SRPT uses the estimates from submission\n")
     w(f"- schedulers: {', '.join(rep.schedulers)} (fspy+ps: FSPY whose late jobs share, "
       "PSBS-style; HFSP trains on its own tasks; fair-plain: Fair without node "
-      "reservations)\n")
+      "reservations; fair+reserve: Fair with them)\n")
     if "fair_baseline" in rep.meta:
         w(f"- fair: {rep.meta['fair_baseline']} — the baseline of the fair slowdown\n")
     if group != wanted:
