@@ -381,3 +381,21 @@ def test_waiting_reduces_give_way_while_the_policy_keeps_waking(name: str) -> No
     res = simulate(w, cluster, make_scheduler(name), slowstart=0.0, record=True)
     _check_invariants(w, cluster, res)
     assert res.jobs.finish_s.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_fair_preemption_kills_only_for_a_job_fair_then_serves() -> None:
+    # Found on a fresh seed: one map slot. Killing job 0's map for job 5 (the other queue)
+    # left both queues equally used, the tie gave the slot back to job 0, and the kill came
+    # again every second
+    maps = [[2.47907142, 7.25656584], [], [8.4274721, 0.25, 4.03054393, 0.0, 0.0], [], [],
+            [2.0, 5.30864738, 0.86319781, 3.42298825, 8.60001098, 8.0]]
+    reduces = [[0.0], [6.87085541], [0.0], [1.68615012], [3.92843029], [0.62336208]]
+    tails = [[0.0], [0.0], [0.0], [0.71330618], [2.85732683], [0.02295523]]
+    jobs = make_jobs(6, submit_s=np.array([0, 4.149238, 7.121586, 7.177463, 8.095018, 8.524156]),
+                     queue=np.array(list("aaaaab")),
+                     uber=np.array([False, False, False, True, False, False]))
+    w, cluster = from_task_lists("tie", jobs, maps, reduces, tails), Cluster.mrv1(1, 1, 2)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    assert pol.preempted <= 3

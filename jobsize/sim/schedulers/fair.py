@@ -111,8 +111,9 @@ class Fair(Policy):
             return sim.use0.__getitem__
         return lambda j: usage(j) / w[j]
 
-    def _queue_key(self, q: int) -> float:
-        used, floor = self.qused[q], self.qmin[q] * self._qunit
+    def _queue_key(self, q: int, used: float | None = None) -> float:
+        used = self.qused[q] if used is None else used
+        floor = self.qmin[q] * self._qunit
         if floor > 0 and used < floor:
             return used / floor - 2.0  # needy queues first, least served relative to min share
         return used / self.qweight[q]
@@ -227,7 +228,7 @@ class Fair(Policy):
                     break
                 if kind > REDUCE or self.usage(j) - amount < shares[j] - 1e-12:
                     continue
-                if not self._frees_room(starved, j, kind, node):
+                if not self._frees_room(starved, j, kind, node, amount):
                     continue
                 sim.kill(cid)
                 self.preempted += 1
@@ -235,11 +236,14 @@ class Fair(Policy):
             if need <= 1e-12:
                 break
 
-    def _frees_room(self, starved: list[int], j: int, kind: int, node: int) -> bool:
-        """Whether killing ``j``'s ``kind`` container on ``node`` leaves room there for the
-        next container of a starved job. Killing one it cannot use (a map slot for a job
-        waiting for reduce slots, memory on a node its container does not fit) only hands the
-        room back to a running job, and the next check would kill again, forever."""
+    def _frees_room(self, starved: list[int], j: int, kind: int, node: int,
+                    amount: float) -> bool:
+        """Whether killing ``j``'s ``kind`` container (``amount`` of usage) on ``node`` leaves
+        room there for the next container of a starved job that Fair's order then serves
+        before ``j``. Killing one the starved job cannot use (a map slot for a job waiting for
+        reduce slots, memory on a node its container does not fit) or would not get (its
+        queue no less used than ``j``'s after the kill) only hands the room back to ``j``,
+        and the next check would kill again, forever."""
         sim = self.sim
         free0, free1 = sim.free0[node], sim.free1[node]
         room0, room1 = free0 + sim.req0[kind][j], free1 + sim.req1[kind][j]
@@ -252,9 +256,18 @@ class Fair(Policy):
             for k in wanted:
                 r0, r1 = sim.req0[k][s], sim.req1[k][s]
                 # one that fits already waits for something else than room (nothing to kill)
-                if r0 <= room0 and r1 <= room1 and not (r0 <= free0 and r1 <= free1):
+                if r0 <= room0 and r1 <= room1 and not (r0 <= free0 and r1 <= free1) \
+                        and self._served_before(s, j, amount):
                     return True
         return False
+
+    def _served_before(self, s: int, j: int, amount: float) -> bool:
+        """Whether Fair's order puts ``s`` strictly before ``j`` once ``j`` gave up
+        ``amount`` of its usage (ties would go back to ``j``)."""
+        qs, qj = self.qof[s], self.qof[j]
+        if qs != qj:
+            return self._queue_key(qs) < self._queue_key(qj, self.qused[qj] - amount)
+        return self.usage(s) / self.jweight[s] < (self.usage(j) - amount) / self.jweight[j]
 
     def _am_fits_share(self, j: int) -> bool:
         """Whether job ``j``'s AM would pass the max AM share now."""
