@@ -560,8 +560,11 @@ class Simulation:
                     self._offer_all = True
             if self._offer_all or self._dirty:
                 self._offer()
-            if self.pending and not self._will_change() and self._preempt_waiting_reduces():
-                self._offer()
+            if self.pending:  # usually the heap's first entry shows a container timed to end
+                rec = events.get(heap[0][1]) if heap else None
+                if (rec is None or rec[0] == _WAKE) and not self._will_change() \
+                        and self._preempt_waiting_reduces():
+                    self._offer()
         unfinished = [j for j in range(n) if self.phase[j] != 4]
         if unfinished:
             j = unfinished[0]
