@@ -1,5 +1,6 @@
 """``jobsize simulate``: run schedulers on a workload and write per-job results, a summary per
-RCP group and figures."""
+RCP group and figures; the FSPY paper's experiment (``--reproduce fspy``); the load-normalised
+fluid experiment of the size-based scheduling literature (``--load``)."""
 
 from __future__ import annotations
 
@@ -30,11 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "SWIM's day of Facebook's 2009 jobs)")
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
-    p.add_argument("--schedulers", default="fifo,fair",
+    p.add_argument("--schedulers", default=None,
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
                    "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill, "
-                   "ltyarn, dress "
-                   "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair")
+                   "ltyarn, dress (fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); "
+                   "default fifo,fair (with --load: fifo,ps,srpt,fsp,fsp+ps,las)")
     p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
                    default="yarn",
                    help="YARN containers (default), MRv1 slots, or the fluid job-level model")
@@ -45,9 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--segments", default="200/50", metavar="SIZE/OVERLAP",
                    help="jobs per segment and overlap (default 200/50)")
     p.add_argument("--seeds", default="0", help="comma-separated seeds of the size error "
-                   "(and of the SWIM cost model's noise), default 0")
-    p.add_argument("--sigma", type=float, default=0.0,
-                   help="lognormal σ of size-based schedulers' size estimates (0 = exact)")
+                   "(and of the SWIM cost model's noise), or a range A-B; default 0")
+    p.add_argument("--sigma", default="0", metavar="σ[,σ...]",
+                   help="lognormal σ of size-based schedulers' size estimates (0 = exact); "
+                   "several, comma-separated, run one after the other")
+    p.add_argument("--fair-baseline", choices=("reserve", "plain"), default="reserve",
+                   help="the Fair every result is held against (fair slowdown, ratios): with "
+                   "node reservations as Hadoop's FairScheduler (default), or plain")
     p.add_argument("--capacity-queues", metavar="SPEC",
                    help="capacity queues name:capacity[:max[:fifo|fair]],... (jobs' queue "
                    "column picks the queue; unknown queues use 'default')")
@@ -68,12 +73,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="fixed seconds per task (3)")
     cost.add_argument("--noise", type=float, default=0.3,
                       help="lognormal σ of per-task duration noise (0.3)")
-    p.add_argument("--rcp-alpha", type=float, default=2.0, help="α of eq 11 (default 2)")
-    p.add_argument("--rcp-beta", type=float, default=5.0, help="β of eq 11 (default 5)")
-    p.add_argument("--parallel", type=int, default=1, metavar="N",
-                   help="parallel simulations (joblib; -1 = all cores)")
+    rcp = p.add_argument_group("RCP groups (eq 11)")
+    rcp.add_argument("--rcp-groups", default=None, metavar="HOW",
+                     help="paper (α, β fitted to the FSPY paper's Fig 5; the default), "
+                     "quantiles[:K] (K groups of equal size by load, 7 by default), or fixed "
+                     "(--rcp-alpha, --rcp-beta; implied when either is given)")
+    rcp.add_argument("--rcp-alpha", type=float, default=None, help="α of eq 11 (fixed: 2)")
+    rcp.add_argument("--rcp-beta", type=float, default=None, help="β of eq 11 (fixed: 5)")
+    run_on = p.add_argument_group("where the simulations run")
+    run_on.add_argument("--parallel", type=int, default=1, metavar="N",
+                        help="parallel simulations (joblib; -1 = all cores; with a Dask or "
+                        "Ray cluster, every worker unless N is given)")
     hidden_alias(p, "--jobs", dest="parallel", type=int)
-    p.add_argument("--backend", help="joblib backend (loky, threading, dask, ray, ...)")
+    run_on.add_argument("--backend", help="loky (default), threading, dask or ray "
+                        "(pip install 'jobsize[dask]' / 'jobsize[ray]')")
+    run_on.add_argument("--scheduler-address", metavar="ADDRESS",
+                        help="the Dask scheduler (tcp://host:8786) or Ray cluster "
+                        "(ray://host:10001) to run on; without it a local one is started")
+    fluid = p.add_argument_group("the load-normalised fluid experiment (schedsim's)")
+    fluid.add_argument("--load", type=float, metavar="L",
+                       help="replay the whole SWIM trace on the fluid model with job sizes "
+                       "from its bytes, m + (1 + d/n)·s + r, scaled to offer load L (e.g. "
+                       "0.9); needs --cluster-model fluid")
+    fluid.add_argument("--d-over-n", type=float, default=4.0, metavar="D",
+                       help="disk over network bandwidth of the sizes above (default 4)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     _add_reproduction_arguments(p)
@@ -92,26 +115,61 @@ def _cost_model(args: argparse.Namespace, seed: int):
 
 
 def _seeds(text: str) -> tuple[int, ...]:
+    seeds: list[int] = []
     try:
-        seeds = tuple(int(s) for s in text.split(",") if s.strip())
+        for part in (s.strip() for s in text.split(",")):
+            if not part:
+                continue
+            first, dash, last = part.partition("-")
+            if dash and first:
+                seeds.extend(range(int(first), int(last) + 1))
+            else:
+                seeds.append(int(part))
     except ValueError:
-        raise ConfigError(f"--seeds {text!r}: expected integers like 0,1,2") from None
+        raise ConfigError(f"--seeds {text!r}: expected integers like 0,1,2 or 0-9") from None
     if not seeds:
         raise ConfigError("--seeds: at least one seed")
-    return seeds
+    return tuple(dict.fromkeys(seeds))
+
+
+def _sigmas(text: str) -> tuple[float, ...]:
+    try:
+        sigmas = tuple(float(s) for s in str(text).split(",") if s.strip())
+    except ValueError:
+        raise ConfigError(f"--sigma {text!r}: expected numbers like 0.5 or 0,0.5,1") from None
+    if not sigmas or any(not (s >= 0 and s < float("inf")) for s in sigmas):
+        raise ConfigError(f"--sigma {text!r}: expected non-negative numbers")
+    return tuple(dict.fromkeys(sigmas))
+
+
+def _rcp_method(args: argparse.Namespace) -> tuple[str, float, float]:
+    from jobsize.sim.rcp_groups import FIXED_ALPHA, FIXED_BETA
+
+    fixed = args.rcp_alpha is not None or args.rcp_beta is not None
+    method = args.rcp_groups or ("fixed" if fixed else "paper")
+    if fixed and method != "fixed":
+        raise ConfigError(f"--rcp-alpha/--rcp-beta set a fixed RCP; --rcp-groups {method} "
+                          "does not use them")
+    return (method, FIXED_ALPHA if args.rcp_alpha is None else args.rcp_alpha,
+            FIXED_BETA if args.rcp_beta is None else args.rcp_beta)
 
 
 def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
     """One size source per seed from ``--size-source``, or None (``--sigma`` decides)."""
     if not args.size_source:
         return None
-    if args.sigma:
+    if any(_sigmas(args.sigma)):
         raise ConfigError("--size-source and --sigma both set the size estimates; give one")
     from jobsize.sim.predicted import ProbeCost, parse_size_source
 
     probe = ProbeCost(startup_s=args.probe_startup)
     return {s: parse_size_source(args.size_source, seed=s, probe=probe, reference=args.reference)
             for s in seeds}
+
+
+def _names(args: argparse.Namespace, default: str) -> tuple[str, ...]:
+    return tuple(s.strip().lower() for s in (args.schedulers or default).split(",")
+                 if s.strip())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,53 +179,88 @@ def run(args: argparse.Namespace) -> int:
                                               cost_model=_cost_model(args, seeds[0]))
     if getattr(args, "reproduce", None):
         return _run_reproduction(args)
-    import contextlib
-
-    import joblib
-
+    if args.load is not None:
+        return _run_fluid_experiment(args)
+    from jobsize.sim.backends import parallel_backend
     from jobsize.sim.cluster import Cluster
-    from jobsize.sim.figures import write_figures
     from jobsize.sim.fluid import POLICIES
     from jobsize.sim.load import load_workload
-    from jobsize.sim.metrics import Segmentation, summarize
+    from jobsize.sim.metrics import Segmentation
     from jobsize.sim.schedulers import SCHEDULERS
-    from jobsize.sim.sweep import SweepConfig, n_runs, run_sweep
+    from jobsize.sim.sweep import SweepConfig, n_runs
 
     seeds = _seeds(args.seeds)
-    names = tuple(s.strip().lower() for s in args.schedulers.split(",") if s.strip())
+    sigmas = _sigmas(args.sigma)
+    names = _names(args, "fifo,fair")
     known = POLICIES if args.cluster_model == "fluid" else SCHEDULERS
     for name in names:
         if name not in known:
             raise ConfigError(f"--schedulers: unknown {name!r} for the {args.cluster_model} model; "
                               f"known: {', '.join(known)}")
     sources = _size_sources(args, seeds)
+    method, alpha, beta = _rcp_method(args)
     scheduler_options = _ltyarn_dress.scheduler_options(args)
     cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
     workload.check_fits(cluster)
-    config = SweepConfig(
-        schedulers=names, seeds=seeds, sigma=args.sigma,
+    configs = [SweepConfig(
+        schedulers=names, seeds=seeds, sigma=sigma,
         model="fluid" if args.cluster_model == "fluid" else "yarn",
         segmentation=Segmentation.parse(args.segments), capacity_queues=args.capacity_queues,
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
-        fair_name="ps" if args.cluster_model == "fluid" else "fair",
-        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources,
-        scheduler_options=scheduler_options)
-    backend = (joblib.parallel_config(backend=args.backend) if args.backend
-               else contextlib.nullcontext())
-    with backend, progress_bar("simulating", total=n_runs(workload, config)) as advance:
-        per_job = run_sweep(workload, cluster, config, n_jobs=args.parallel, advance=advance)
-    summary = summarize(per_job)
+        fair_baseline=args.fair_baseline, rcp_groups=method, rcp_alpha=alpha, rcp_beta=beta,
+        size_sources=sources, scheduler_options=scheduler_options) for sigma in sigmas]
+    total = sum(n_runs(workload, c) for c in configs)
+    with parallel_backend(args.backend, args.parallel, args.scheduler_address) as n_jobs, \
+            progress_bar("simulating", total=total) as advance:
+        frames = _sweeps(workload, cluster, configs, n_jobs, advance)
+    return _write_sweep(args, workload, cluster, configs, frames)
+
+
+def _sweeps(workload, cluster, configs, n_jobs: int, advance) -> list:
+    from jobsize.sim.sweep import run_sweep
+
+    frames = []
+    for config in configs:
+        per_job = run_sweep(workload, cluster, config, n_jobs=n_jobs, advance=advance)
+        per_job.insert(0, "sigma", config.sigma)
+        frames.append(per_job)
+    return frames
+
+
+def _write_sweep(args, workload, cluster, configs, frames) -> int:
+    import pandas as pd
+
+    from jobsize.sim.figures import Caption, write_figures
+    from jobsize.sim.metrics import summarize
+
+    per_job = pd.concat(frames, ignore_index=True)
+    summaries = []
+    for sigma, frame in zip((c.sigma for c in configs), frames, strict=True):
+        s = summarize(frame)
+        s.insert(0, "sigma", sigma)
+        summaries.append(s)
+    summary = pd.concat(summaries, ignore_index=True)
+    config = configs[0]
+    grouping = config.grouping(workload, cluster)
     out: Path = args.output
     out.mkdir(parents=True, exist_ok=True)
     _write_parquet(per_job, out / "jobs.parquet")
     _write_parquet(summary, out / "summary.parquet")
-    atomic_write_text(out / "summary.md", _markdown(summary, workload.name, cluster, config))
+    text = _markdown(summary, per_job, workload.name, cluster, configs, grouping)
+    atomic_write_text(out / "summary.md", text)
     if not args.no_figures:
-        write_figures(per_job, summary, out)
-    print(_markdown(summary, workload.name, cluster, config))
+        base = config.baseline()
+        for sigma, frame, s in zip((c.sigma for c in configs), frames, summaries, strict=True):
+            where = out if len(configs) == 1 else out / f"sigma-{sigma:g}"
+            where.mkdir(parents=True, exist_ok=True)
+            caption = Caption(Path(workload.name).name, cluster.describe(),
+                              _sizes_text(config, sigma), base.description, grouping.describe())
+            write_figures(frame, s.drop(columns="sigma"), where, caption=caption,
+                          baseline=base.scheduler, flagged=grouping.flagged())
+    print(text)
     return 0
 
 
@@ -177,34 +270,121 @@ def _write_parquet(frame, path: Path) -> None:
         pq.write_table(table, handle)
 
 
-def _markdown(summary, name: str, cluster, config) -> str:
+def _sizes_text(config, sigma: float) -> str:
     from jobsize.sim.predicted import describe_source
 
+    if config.size_sources:
+        return describe_source(next(iter(config.size_sources.values())))
+    return "exact" if not sigma else f"lognormal σ={sigma:g}"
+
+
+def _table(frame, cols: list[str], flagged: set[int] | None = None) -> str:
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in frame[cols].itertuples(index=False):
+        cells = [("–" if v != v else f"{v:.4g}") if isinstance(v, float) else str(v)
+                 for v in row]
+        if flagged is not None and "rcp_group" in cols and row[cols.index("rcp_group")] in flagged:
+            cells[cols.index("rcp_group")] += " †"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(summary, per_job, name: str, cluster, configs, grouping) -> str:
+    config = configs[0]
+    base = config.baseline()
     buf = io.StringIO()
     buf.write(f"# Simulation of {name}\n\n")
     buf.write(f"- cluster: {cluster.describe()}\n- model: {config.model}\n")
     buf.write(f"- segments: {config.segmentation.size} jobs overlapping by "
               f"{config.segmentation.overlap}\n")
-    buf.write(f"- RCP = {config.rcp_alpha:g}·ln(ΣS / (ΣI·CR)) + {config.rcp_beta:g} "
-              "(S in memory MB·s, CR = cluster memory)\n")
-    if config.size_sources:
-        sizes = describe_source(next(iter(config.size_sources.values())))
-    else:
-        sizes = "exact" if not config.sigma else f"lognormal σ={config.sigma:g}"
-    buf.write(f"- size estimates: {sizes}, seeds {', '.join(map(str, config.seeds))}\n\n")
+    buf.write(f"- {grouping.describe()}; S in memory MB·s, CR the cluster's memory\n")
+    buf.write(f"- Fair baseline (fair slowdown): {base.label()}\n")
+    sizes = ", ".join(_sizes_text(c, c.sigma) for c in configs)
+    buf.write(f"- size estimates: {sizes}; seeds {', '.join(map(str, config.seeds))}\n\n")
     cols = ["rcp_group", "scheduler", "segments", "jobs", "mean_response_s",
             "median_response_s", "mean_slowdown", "max_slowdown", "mean_fair_slowdown",
             "max_fair_slowdown", "share_fair_slowdown_le_1"]
-    buf.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
-    for row in summary[cols].itertuples(index=False):
-        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
-        buf.write("| " + " | ".join(cells) + " |\n")
+    flagged = set(grouping.flagged())
+    for c in configs:
+        part = summary[summary["sigma"] == c.sigma]
+        if len(configs) > 1:
+            buf.write(f"## σ = {c.sigma:g}\n\n")
+        buf.write(_table(part, cols, flagged) + "\n")
+    if len(config.seeds) > 1:
+        runs = (per_job.groupby(["sigma", "scheduler", "seed"])["response_s"].mean()
+                .rename("mean_response_s").reset_index())
+        spread = (runs.groupby(["sigma", "scheduler"])["mean_response_s"]
+                  .agg(runs="size", mean="mean", std="std", min="min", max="max")
+                  .reset_index())
+        buf.write("## Mean response per seed: spread over the seeds\n\n")
+        buf.write(_table(spread, ["sigma", "scheduler", "runs", "mean", "std", "min", "max"]))
+    if flagged:
+        buf.write("\n† fewer than 3 segments in the group: read its numbers as anecdotes.\n")
     return buf.getvalue()
+
+
+def _run_fluid_experiment(args: argparse.Namespace) -> int:
+    """``jobsize simulate --cluster-model fluid --load L``."""
+    import pandas as pd
+
+    from jobsize.sim import fluid_experiment as fx
+    from jobsize.sim.backends import parallel_backend
+    from jobsize.sim.fluid import POLICIES
+    from jobsize.sim.load import load_workload
+
+    if args.cluster_model != "fluid":
+        raise ConfigError("--load replays the trace on the fluid model; add --cluster-model "
+                          "fluid")
+    seeds, sigmas = _seeds(args.seeds), _sigmas(args.sigma)
+    names = _names(args, "fifo,ps,srpt,fsp,fsp+ps,las")
+    for name in names:
+        if name not in POLICIES:
+            raise ConfigError(f"--schedulers: unknown {name!r} for the fluid model; known: "
+                              f"{', '.join(POLICIES)}")
+    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
+                             seed=seeds[0])
+    total = len(fx.runs(names, sigmas, seeds))
+    with parallel_backend(args.backend, args.parallel, args.scheduler_address) as n_jobs, \
+            progress_bar("simulating", total=total) as advance:
+        per_job = fx.run_experiment(workload, names, sigmas, seeds, d_over_n=args.d_over_n,
+                                    load=args.load, n_jobs=n_jobs, advance=advance)
+    runs, summary = fx.per_seed(per_job), fx.summarize(per_job)
+    out: Path = args.output
+    out.mkdir(parents=True, exist_ok=True)
+    _write_parquet(per_job, out / "jobs.parquet")
+    _write_parquet(runs, out / "runs.parquet")
+    _write_parquet(summary, out / "summary.parquet")
+    buf = io.StringIO()
+    buf.write(f"# Fluid experiment on {Path(workload.name).name}\n\n")
+    buf.write(f"- {workload.n_jobs} jobs replayed as one on a server of rate 1; sizes "
+              f"m + (1 + d/n)·s + r from the trace's bytes with d/n = {args.d_over_n:g}, "
+              f"scaled to load {args.load:g} over the last submission time\n")
+    buf.write("- size-based policies see each size × exp(σ·Z), one Z per job and seed; FIFO, "
+              "PS, LAS and σ = 0 run once\n")
+    buf.write(f"- σ: {', '.join(f'{s:g}' for s in sigmas)}; seeds "
+              f"{', '.join(map(str, seeds))}\n\n")
+    buf.write("## Mean sojourn time: over the runs (seeds)\n\n")
+    buf.write(_table(summary, ["sigma", "scheduler", "runs", "mean", "std", "min", "max"]))
+    buf.write("\n## Mean sojourn time of every run\n\n")
+    wide = runs.pivot_table(index=["sigma", "scheduler"], columns="seed",
+                            values="mean_response_s").reset_index()
+    wide.columns = [c if isinstance(c, str) else f"seed {c}" for c in wide.columns]
+    buf.write(_table(pd.DataFrame(wide), list(wide.columns)))
+    text = buf.getvalue()
+    atomic_write_text(out / "summary.md", text)
+    if not args.no_figures:
+        from jobsize.sim.figures import sojourn_by_sigma
+
+        sojourn_by_sigma(summary, out / "mean_sojourn_by_sigma.png",
+                         workload=Path(workload.name).name, load=args.load,
+                         d_over_n=args.d_over_n)
+    print(text)
+    return 0
 
 
 def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     """The size sources' and the FSPY reproduction's options of ``jobsize simulate``."""
-    from jobsize.sim.reproduce import BASELINES, COMPARED, FOCUS_GROUP
+    from jobsize.sim.reproduce import COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
     g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS),
@@ -226,21 +406,17 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
                    help="FSPY's probing-queue share of the cluster (default 0.1)")
     g.add_argument("--compare", default=",".join(COMPARED),
                    help="schedulers beside Fair and FSPY: fspy+ps, hfsp, hfsp+kill, srpt, "
-                   "fair-plain "
+                   "fair-plain, fair+reserve "
                    f"(default {','.join(COMPARED)})")
-    g.add_argument("--fair-baseline", choices=tuple(BASELINES), default="reserve",
-                   help="Fair with node reservations, as Hadoop's (default), or plain")
     g.add_argument("--rcp-group", type=int, default=FOCUS_GROUP,
                    help="RCP group of the per-job figures (default 6)")
 
 
 def _run_reproduction(args: argparse.Namespace) -> int:
     """``jobsize simulate --reproduce fspy``."""
-    import contextlib
     import time
 
-    import joblib
-
+    from jobsize.sim.backends import parallel_backend
     from jobsize.sim.cluster import Cluster
     from jobsize.sim.load import load_workload
     from jobsize.sim.metrics import Segmentation
@@ -258,18 +434,17 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     compare = tuple(s.strip().lower() for s in args.compare.split(",") if s.strip())
     names = ("fair", "fspy", *compare)
     segmentation = Segmentation.parse(args.segments)
+    method, alpha, beta = _rcp_method(args)
     options = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                "max_am_share": args.max_am_share}
-    backend = (joblib.parallel_config(backend=args.backend) if args.backend
-               else contextlib.nullcontext())
     t0 = time.perf_counter()
-    with backend, progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \
+    with parallel_backend(args.backend, args.parallel, args.scheduler_address) as n_jobs, \
+            progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \
             as advance:
         rep = reproduce(workload, cluster, size_source=source, schedulers=names,
-                        segmentation=segmentation, rcp_alpha=args.rcp_alpha,
-                        rcp_beta=args.rcp_beta, sim_options=options,
-                        probe_share=args.probe_share, fair_baseline=args.fair_baseline,
-                        n_jobs=args.parallel, advance=advance)
+                        segmentation=segmentation, rcp_groups=method, rcp_alpha=alpha,
+                        rcp_beta=beta, sim_options=options, probe_share=args.probe_share,
+                        baseline=args.fair_baseline, n_jobs=n_jobs, advance=advance)
     rep.meta["elapsed_s"] = time.perf_counter() - t0
     write_report(rep, args.output, group=args.rcp_group, figures=not args.no_figures)
     print((args.output / "report.md").read_text())

@@ -521,12 +521,20 @@ class Simulation:
         heap, events, submit, n = self._heap, self._events, self.submit, self.n
         heappop = heapq.heappop
         nxt = 0
+        horizon, stall_limit = self._progress_bounds()
+        last, stop = -INF, stall_limit
         while True:
             t_heap = heap[0][0] if heap else INF
             t_arr = submit[nxt] if nxt < n else INF
             now = t_arr if t_arr < t_heap else t_heap
             if now == INF:
                 break
+            if now > last:  # a new instant: it may take up to stall_limit events
+                if now > horizon:  # late events are fine once every job is done
+                    if any(p != 4 for p in self.phase):
+                        self._no_progress(now, False)
+                    horizon = INF
+                last, stop = now, self.n_events + stall_limit
             self.now = now
             while nxt < n and submit[nxt] <= now:
                 self._arrive(nxt)
@@ -537,6 +545,8 @@ class Simulation:
                 if rec is None:
                     continue
                 self.n_events += 1
+                if self.n_events > stop:
+                    self._no_progress(now, True)
                 kind = rec[0]
                 if kind <= EXTRA:
                     self._task_done(seq, rec)
@@ -550,6 +560,11 @@ class Simulation:
                     self._offer_all = True
             if self._offer_all or self._dirty:
                 self._offer()
+            if self.pending:  # usually the heap's first entry shows a container timed to end
+                rec = events.get(heap[0][1]) if heap else None
+                if (rec is None or rec[0] == _WAKE) and not self._will_change() \
+                        and self._preempt_waiting_reduces():
+                    self._offer()
         unfinished = [j for j in range(n) if self.phase[j] != 4]
         if unfinished:
             j = unfinished[0]
@@ -558,6 +573,63 @@ class Simulation:
                                   "left demand waiting with nothing running",
                                   source=self.workload.name)
         return self._result(time.perf_counter() - t0)
+
+    def _will_change(self) -> bool:
+        """Whether a container, an AM start-up or an uber job is timed to end (policy
+        wake-ups alone change nothing). Usually answered by the heap's first entry."""
+        events = self._events
+        return any((rec := events.get(seq)) is not None and rec[0] != _WAKE
+                   for _, seq in self._heap)
+
+    def _preempt_waiting_reduces(self) -> bool:
+        """Nothing is left to happen but policy wake-ups, yet a job's maps wait: reduces
+        started early hold the room they need while waiting for those very maps. As
+        MapReduce's ApplicationMaster does when its maps cannot be scheduled (reduce
+        preemption), kill waiting reduces — the stuck job's own first, newest first — on the
+        node where the fewest make a map fit. Returns whether it killed any."""
+        events, req0, req1 = self._events, self.req0, self.req1
+        waiting = [cid for cids in self._waiting.values() for cid in cids if cid in events]
+        for j in range(self.n):
+            if self.phase[j] != 3 or not self.maps_todo[j]:
+                continue
+            best: list[int] | None = None
+            for node in range(self.cluster.n_nodes):
+                f0, f1 = self.free0[node], self.free1[node]
+                kills: list[int] = []
+                here = sorted((c for c in waiting if events[c][2] == node),
+                              key=lambda c: (events[c][1] != j, -c))
+                for cid in here:
+                    if f0 >= req0[MAP][j] and f1 >= req1[MAP][j]:
+                        break
+                    f0 += req0[REDUCE][events[cid][1]]
+                    f1 += req1[REDUCE][events[cid][1]]
+                    kills.append(cid)
+                if (kills and f0 >= req0[MAP][j] and f1 >= req1[MAP][j]
+                        and (best is None or len(kills) < len(best))):
+                    best = kills
+            if best:
+                for cid in best:
+                    self.kill(cid)
+                return True
+        return False
+
+    def _progress_bounds(self) -> tuple[float, int]:
+        """Progress guard: the latest time any run that makes progress can reach (every job's
+        work ten times over, one after another, after the last submission, plus a minute per
+        job), and how many events one instant can take (each ends a task, an AM or a
+        wake-up)."""
+        w = self.workload
+        work = float(w.map_s.sum() + w.reduce_s.sum()) + self.n * self.am_startup_s
+        last = max(self.submit, default=0.0)
+        return last + 10 * work + 60.0 * self.n + 3600.0, 4 * (w.n_tasks + self.n) + 10_000
+
+    def _no_progress(self, now: float, stalled: bool) -> None:
+        what = ("simulated time stopped advancing" if stalled else
+                "simulated time ran past any schedule that makes progress")
+        left = sum(1 for p in self.phase if p != 4)
+        raise SimulationError(f"{what} at t={now!r} s under policy {self.policy.describe()} "
+                              f"({left} jobs unfinished, {self.n_events} events)",
+                              source=self.workload.name)
 
     def _result(self, wall: float) -> SimResult:
         submit = np.asarray(self.submit)

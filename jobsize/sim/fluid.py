@@ -24,7 +24,7 @@ FSP+PS 29/13/20/15, SRPT+PS 29/21/19/14, LAS 27/29/17/12.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +33,17 @@ from jobsize.errors import ConfigError, SimulationError
 
 INF = math.inf
 EPS = 1e-9
+
+
+def first_by(jobs: Iterable[int], key: Callable[[int], float],
+             order: Mapping[int, int]) -> int:
+    """The job of smallest ``key``; keys within float noise of the smallest (``EPS``, relative
+    above 1) tie, and a tie goes to the earliest in ``order`` — as it would in exact
+    arithmetic, where two jobs' remainders can be equal."""
+    keys = {j: key(j) for j in jobs}
+    low = min(keys.values())
+    return min((j for j, k in keys.items() if k <= low + EPS * max(1.0, abs(low))),
+               key=order.__getitem__)
 
 
 class FluidPolicy:
@@ -92,11 +103,12 @@ class SRPT(FluidPolicy):
 
     name = "srpt"
 
-    def _remaining(self, j: int) -> tuple[float, int]:
-        return (self.est[j] - self.attained[j], self.arrival_order[j])
+    def _left(self, j: int) -> float:
+        """Estimated remaining work (negative once the job outlived its estimate)."""
+        return self.est[j] - self.attained[j]
 
     def schedule(self, t: float) -> dict[int, float]:
-        return {min(self.est, key=self._remaining): 1.0}
+        return {first_by(self.est, self._left, self.arrival_order): 1.0}
 
 
 class SRPTPS(SRPT):
@@ -108,7 +120,7 @@ class SRPTPS(SRPT):
     def _groups(self) -> tuple[list[int], int | None]:
         late = [j for j in self.est if self.est[j] - self.attained[j] <= EPS]
         fresh = [j for j in self.est if self.est[j] - self.attained[j] > EPS]
-        return late, (min(fresh, key=self._remaining) if fresh else None)
+        return late, (first_by(fresh, self._left, self.arrival_order) if fresh else None)
 
     def schedule(self, t: float) -> dict[int, float]:
         late, head = self._groups()
@@ -138,6 +150,8 @@ class LAS(FluidPolicy):
         return dict.fromkeys(group, 1.0 / len(group))
 
     def next_internal_event(self, t: float) -> float:
+        if not self.attained:
+            return INF
         group, gap = self._least()
         return t + gap * len(group)
 
@@ -181,7 +195,7 @@ class FSP(FluidPolicy):
             if self.late_policy == "ps":
                 return dict.fromkeys(self.late, 1.0 / len(self.late))
             return {min(self.late, key=self.late.__getitem__): 1.0}
-        head = min(self.est, key=lambda j: (self.virtual[j], self.arrival_order[j]))
+        head = first_by(self.est, self.virtual.__getitem__, self.arrival_order)
         return {head: 1.0}
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:
@@ -251,20 +265,16 @@ def simulate_fluid(
     t, i, n = 0.0, 0, len(order)
     if n:
         t = float(arr[order[0]])
+    stalled = 0
     while i < n or remaining:
         while i < n and arr[order[i]] <= t:
             j = int(order[i])
             i += 1
-            if sz[j] <= 0:
-                done[j] = t
-                continue
+            # a job of size 0 joins the queue too: it completes when the policy first serves it
             remaining[j] = float(sz[j])
             pol.enqueue(t, j, float(est[j]))
-        if not remaining:
-            if i < n:
-                t = float(arr[order[i]])
-            continue
-        rates = pol.schedule(t)
+        # with nothing to serve the policy still sees time pass (FSP's virtual server runs on)
+        rates = pol.schedule(t) if remaining else {}
         t_next, first = INF, -1
         for j, r in rates.items():
             if r > 0:
@@ -274,6 +284,10 @@ def simulate_fluid(
         t_arr = float(arr[order[i]]) if i < n else INF
         t_int = pol.next_internal_event(t)
         t_next = min(t_next, t_arr, t_int)
+        stalled = stalled + 1 if t_next <= t else 0
+        if t_next == INF or stalled > 4 * n + 100:
+            raise SimulationError(f"fluid policy {pol.name}: simulated time stopped at t={t!r} "
+                                  f"with {len(remaining)} jobs unfinished")
         dt = t_next - t
         if trace:
             out.trace.append((t, t_next, sum(rates.values()), len(remaining),
@@ -285,7 +299,7 @@ def simulate_fluid(
         if first >= 0 and t_next < t_arr and t_next < t_int:
             remaining[first] = 0.0
         # only a served job can complete: scanning the rates, not every waiting job
-        for j in [j for j in rates if remaining[j] <= EPS * max(1.0, sz[j])]:
+        for j in [j for j, r in rates.items() if r > 0 and remaining[j] <= EPS * max(1.0, sz[j])]:
             del remaining[j]
             done[j] = t
             pol.dequeue(t, j)

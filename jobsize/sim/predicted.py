@@ -39,7 +39,13 @@ import numpy as np
 import pandas as pd
 
 from jobsize.errors import ConfigError, InputError, JobsizeError
-from jobsize.sim.size_sources import ExactSizes, LognormalSizes, SizeEstimates, SizeSource
+from jobsize.sim.size_sources import (
+    ExactSizes,
+    LognormalSizes,
+    SizeEstimates,
+    SizeSource,
+    job_uniforms,
+)
 from jobsize.sim.workload import Workload
 
 #: A prediction below this share of the actual value is raised to it (a linear model may
@@ -303,10 +309,11 @@ class ErrorDistributionSizes(SizeSource):
         return pd.DataFrame({"decile": self._decile, "ratio_SE_m": self._ratio_m,
                              "ratio_SE_r": np.where(self._has_r, self._ratio_r, np.nan)})
 
-    def draw(self, size: np.ndarray, has_reduces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def draw(self, size: np.ndarray, has_reduces: np.ndarray, u: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
         """Ratios (SE_m, SE_r) for jobs of sizes ``size``: one reference job of the same size
-        decile each (among those with reduces where the job has reduces)."""
-        rng = np.random.default_rng(self.seed)
+        decile each (among those with reduces where the job has reduces), picked by the job's
+        number ``u`` in (0, 1)."""
         decile = _deciles(size)
         pick = np.empty(len(size), dtype=np.int64)
         every = np.arange(len(self._decile))
@@ -319,13 +326,15 @@ class ErrorDistributionSizes(SizeSource):
                 pool = every[(self._decile == d) & (self._has_r | (not need_r))]
                 if not len(pool):
                     pool = with_r if need_r else every
-                pick[rows] = pool[rng.integers(0, len(pool), len(rows))]
+                pick[rows] = pool[(u[rows] * len(pool)).astype(np.int64)]
         return self._ratio_m[pick], np.where(has_reduces, self._ratio_r[pick], 1.0)
 
     def estimate(self, workload: Workload) -> SizeEstimates:
         se_m, se_r = workload.map_work_s(), workload.reduce_work_s()
         size, _ = workload.sizes()
-        rm, rr = self.draw(size, (workload.n_reduces > 0) & (se_r > 0))
+        # the draw belongs to the job: not restarted, identically, for every segment
+        rm, rr = self.draw(size, (workload.n_reduces > 0) & (se_r > 0),
+                           job_uniforms(workload, self.seed, "errors"))
         delay = self.probe.durations(workload)
         return SizeEstimates.from_phases(workload, se_m * rm, se_r * rr, delay, self.name)
 

@@ -41,6 +41,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -48,25 +49,21 @@ from joblib import Parallel, delayed
 
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.errors import ConfigError
+from jobsize.sim.baseline import DEFAULT_BASELINE, FairBaseline, fair_baseline
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
-from jobsize.sim.metrics import (
-    RCP_ALPHA,
-    RCP_BETA,
-    Segmentation,
-    add_slowdowns,
-    alone_times,
-    rcp,
-    summarize,
-)
+from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, summarize
 from jobsize.sim.policy import Policy
 from jobsize.sim.predicted import ProbeCost, describe_source
-from jobsize.sim.schedulers import SRPT, Fair
+from jobsize.sim.rcp_groups import FIXED_ALPHA, FIXED_BETA, RcpGrouping, segment_grouping
+from jobsize.sim.schedulers import SRPT, Fair, make_scheduler
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.schedulers.hfsp import HFSP
-from jobsize.sim.schedulers.reservations import ReservingFair
 from jobsize.sim.size_sources import SizeSource
 from jobsize.sim.workload import Workload
+
+if TYPE_CHECKING:
+    from jobsize.sim.figures import Caption
 
 #: The paper's numbers (§IV-C) that the report puts beside the measured ones.
 PAPER = {
@@ -81,23 +78,19 @@ PAPER = {
 }
 #: Schedulers of the comparison, by report name.
 COMPARED = ("fspy+ps", "hfsp", "srpt")
-#: The Fair baseline: Hadoop's FairScheduler reserves nodes ("reserve"); "plain" does not.
-BASELINES = {"reserve": "Fair (memory) with node reservations, as Hadoop's FairScheduler",
-             "plain": "Fair (memory) without node reservations"}
 FOCUS_GROUP = 6
 
 
 def make_policy(name: str, source: SizeSource, probe_share: float = 0.1,
-                fair_baseline: str = "reserve") -> Policy:
-    """A fresh scheduler of the reproduction: fair (the baseline: with node reservations, or
-    ``fair_baseline="plain"`` without), fair-plain, fspy, fspy+ps (PSBS-style), hfsp,
+                baseline: str = DEFAULT_BASELINE) -> Policy:
+    """A fresh scheduler of the reproduction: fair (the Fair baseline ``baseline`` of
+    :mod:`jobsize.sim.baseline`), fair-plain, fair+reserve, fspy, fspy+ps (PSBS-style), hfsp,
     hfsp+kill or srpt; size-based ones on ``source``."""
-    if fair_baseline not in BASELINES:
-        raise ConfigError(f"Fair baseline {fair_baseline!r}: expected one of "
-                          f"{', '.join(BASELINES)}")
+    fair = fair_baseline(baseline)
     factories: dict[str, Callable[[], Policy]] = {
-        "fair": lambda: ReservingFair("memory") if fair_baseline == "reserve" else Fair("memory"),
+        "fair": lambda: make_scheduler(fair.scheduler),
         "fair-plain": lambda: Fair("memory"),
+        "fair+reserve": lambda: make_scheduler("fair+reserve"),
         "fspy": lambda: FSPY(source, probe_share=probe_share),
         "fspy+ps": lambda: FSPY(source, probe_share=probe_share, late="ps"),
         "hfsp": lambda: HFSP(),
@@ -120,8 +113,8 @@ class Reproduction:
     cluster: str
     size_source: str
     schedulers: tuple[str, ...]
-    rcp_alpha: float
-    rcp_beta: float
+    grouping: RcpGrouping
+    baseline: FairBaseline = field(default_factory=fair_baseline)
     wall_s: dict[str, float] = field(default_factory=dict)  # simulation time per scheduler
     meta: dict[str, object] = field(default_factory=dict)
 
@@ -143,21 +136,23 @@ def _one(seg: Workload, cluster: Cluster, index: int, name: str, policy: Policy,
 
 def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
               schedulers: Sequence[str] = ("fair", "fspy", *COMPARED),
-              segmentation: Segmentation | None = None, rcp_alpha: float = RCP_ALPHA,
-              rcp_beta: float = RCP_BETA, sim_options: dict[str, float] | None = None,
-              probe_share: float = 0.1, fair_baseline: str = "reserve", n_jobs: int = 1,
+              segmentation: Segmentation | None = None, rcp_groups: str = "paper",
+              rcp_alpha: float = FIXED_ALPHA, rcp_beta: float = FIXED_BETA,
+              sim_options: dict[str, float] | None = None, probe_share: float = 0.1,
+              baseline: str = DEFAULT_BASELINE, n_jobs: int = 1,
               advance: Callable[..., None] | None = None) -> Reproduction:
-    """Run every segment of ``workload`` under ``schedulers`` (Fair, the baseline of the fair
-    slowdown, is always among them)."""
+    """Run every segment of ``workload`` under ``schedulers`` (``fair``, the Fair baseline
+    ``baseline`` of the fair slowdown, is always among them); group the segments by
+    ``rcp_groups`` (:mod:`jobsize.sim.rcp_groups`)."""
     segmentation = segmentation or Segmentation()
     options = dict(sim_options or {})
     names = tuple(dict.fromkeys(["fair", "fspy", *schedulers]))
     for name in names:
-        make_policy(name, size_source, probe_share, fair_baseline)  # fail before any work
+        make_policy(name, size_source, probe_share, baseline)  # fail before any work
     windows = segmentation.windows(workload.n_jobs)
     segments = [workload.segment(a, b) for a, b in windows]
     tasks = [delayed(_one)(seg, cluster, i, name,
-                           make_policy(name, size_source, probe_share, fair_baseline), options)
+                           make_policy(name, size_source, probe_share, baseline), options)
              for i, seg in enumerate(segments) for name in names]
     covered, alone_tasks, ranges = 0, [], []
     for a, b in windows:  # every job once, alone on the cluster (common slowdown)
@@ -182,24 +177,26 @@ def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
     per_job = pd.concat(results, ignore_index=True)
     pos = {jid: k for k, jid in enumerate(workload.jobs["job_id"].astype(str))}
     per_job["alone_s"] = alone[per_job["job_id"].astype(str).map(pos).to_numpy()]
-    rcps = np.array([rcp(seg, cluster, rcp_alpha, rcp_beta) for seg in segments])
+    grouping = segment_grouping(workload, cluster, segmentation, rcp_groups, rcp_alpha,
+                                rcp_beta)
+    groups = pd.array(grouping.group, dtype="Float64").astype("Int64")
     seg_frame = pd.DataFrame({"segment": np.arange(len(segments)),
                               "first_job": [a for a, _ in windows],
-                              "jobs": [b - a for a, b in windows], "rcp": rcps,
-                              "rcp_group": pd.array(np.round(rcps), dtype="Int64")})
-    per_job["rcp"] = rcps[per_job["segment"].to_numpy()]
-    per_job["rcp_group"] = pd.array(np.round(per_job["rcp"].to_numpy()), dtype="Int64")
+                              "jobs": [b - a for a, b in windows], "rcp": grouping.rcp,
+                              "rcp_group": groups})
+    per_job["rcp"] = grouping.rcp[per_job["segment"].to_numpy()]
+    per_job["rcp_group"] = groups[per_job["segment"].to_numpy()]
     per_job["first_job"] = seg_frame["first_job"].to_numpy()[per_job["segment"].to_numpy()]
     per_job = add_slowdowns(per_job, "fair")
     probe = getattr(size_source, "probe", None)
     meta = dict(workload.meta)
     meta["probe"] = (probe.describe(workload) if isinstance(probe, ProbeCost)
                      else "none: sizes are known at submission")
-    meta["fair_baseline"] = BASELINES[fair_baseline]
+    meta["fair_baseline"] = fair_baseline(baseline).label()
     return Reproduction(per_job=per_job, segments=seg_frame, workload=workload.name,
                         cluster=cluster.describe(), size_source=describe_source(size_source),
-                        schedulers=names, rcp_alpha=rcp_alpha, rcp_beta=rcp_beta, wall_s=wall,
-                        meta=meta)
+                        schedulers=names, grouping=grouping, baseline=fair_baseline(baseline),
+                        wall_s=wall, meta=meta)
 
 
 def n_tasks(workload: Workload, schedulers: Sequence[str],
@@ -277,70 +274,91 @@ def write_report(rep: Reproduction, out: Path, *, group: int = FOCUS_GROUP,
 
 
 def write_figures(rep: Reproduction, out: Path, group: int) -> list[Path]:
-    """The equivalents of the paper's Figures 5-10."""
+    """The equivalents of the paper's Figures 5-10. In figures the schedulers keep their
+    registry names (the baseline ``fair`` is drawn as the scheduler it runs, e.g.
+    ``fair+reserve``), so their colours and line styles are those of every other figure."""
     from jobsize.sim import figures
 
-    per = rep.per_job
+    names = {"fair": rep.baseline.scheduler}
+    if rep.baseline.scheduler != "fair":  # else fair-plain is a second run of the baseline
+        names["fair-plain"] = "fair"
+    per = rep.per_job.assign(scheduler=rep.per_job["scheduler"].replace(names))
+    summary = rep.summary.assign(scheduler=rep.summary["scheduler"].replace(names))
+    base = rep.baseline.scheduler
+    flagged = rep.grouping.flagged()
+    caption = figures.Caption(Path(rep.workload).name, rep.cluster, rep.size_source,
+                              rep.baseline.label().replace("`", ""),
+                              note=rep.grouping.describe())
+    tag = figures.group_label(group, flagged)
     in_group = per[per["rcp_group"] == group]
-    pair = in_group[in_group["scheduler"].isin(["fair", "fspy"])]
-    paths = [_segments_figure(rep, out / "fig5_segments_per_rcp.png"),
-             figures.mean_response_by_rcp(rep.summary, out / "fig6_mean_response_by_rcp.png"),
-             figures.ecdf_plot(in_group, "response_s", f"response time (s), RCP {group}",
-                               out / f"fig7_ecdf_response_rcp{group}.png"),
-             figures.ecdf_plot(in_group, "slowdown", f"common slowdown, RCP {group}",
-                               out / f"fig8_ecdf_slowdown_rcp{group}.png"),
-             figures.ecdf_plot(in_group[in_group["scheduler"] != "fair"], "fair_slowdown",
-                               f"fair slowdown, RCP {group}",
-                               out / f"fig9_ecdf_fair_slowdown_rcp{group}.png"),
-             _scatter(pair, group, out / f"fig10_fspy_vs_fair_rcp{group}.png")]
-    return paths
+    pair = in_group[in_group["scheduler"].isin([base, "fspy"])]
+    return [
+        _segments_figure(rep, out / "fig5_segments_per_rcp.png", caption),
+        figures.mean_response_by_rcp(summary, out / "fig6_mean_response_by_rcp.png",
+                                     caption=caption, flagged=flagged,
+                                     title="Fig 6: mean response time per RCP group"),
+        figures.ecdf_plot(in_group, "response_s", "response time (s)",
+                          out / f"fig7_ecdf_response_rcp{group}.png", caption=caption,
+                          baseline=base, title=f"Fig 7: ECDF of response times, RCP {tag}"),
+        figures.ecdf_plot(in_group, "slowdown", "common slowdown",
+                          out / f"fig8_ecdf_slowdown_rcp{group}.png", caption=caption,
+                          baseline=base, title=f"Fig 8: ECDF of the common slowdown, RCP {tag}"),
+        figures.ecdf_plot(in_group[in_group["scheduler"] != base], "fair_slowdown",
+                          "fair slowdown", out / f"fig9_ecdf_fair_slowdown_rcp{group}.png",
+                          caption=caption,
+                          title=f"Fig 9: ECDF of the fair slowdown (vs {base}), RCP {tag}"),
+        _scatter(pair, base, tag, out / f"fig10_fspy_vs_fair_rcp{group}.png", caption),
+    ]
 
 
-def _segments_figure(rep: Reproduction, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _segments_figure(rep: Reproduction, path: Path, caption: Caption) -> Path:
     import matplotlib.pyplot as plt
+
+    from jobsize.sim import figures
 
     counts = rep.segments.groupby("rcp_group")["segment"].count()
+    flagged = rep.grouping.flagged()
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.bar([str(g) for g in counts.index], counts.to_numpy())
-    ax.set_xlabel("RCP group")
+    bars = ax.bar([figures.group_label(g, flagged) for g in counts.index], counts.to_numpy(),
+                  color="#7f7f7f", edgecolor="black", linewidth=0.4)
+    for bar, g in zip(bars, counts.index, strict=True):
+        if g in flagged:
+            bar.set_hatch("//")
+            bar.set_facecolor("white")
+    ax.bar_label(bars, fontsize=8)
+    ax.set_xlabel("RCP group" + (" († hatched: fewer than 3 segments)" if flagged else ""))
     ax.set_ylabel("segments")
-    ax.set_title("Trace segments per RCP group")
-    return _save(fig, path)
+    ax.set_title(f"Fig 5: trace segments per RCP group ({len(rep.segments)} segments)")
+    fig.text(0.01, -0.02, caption.text(), ha="left", va="top", fontsize=7.5)
+    return figures.save(fig, path)
 
 
-def _scatter(pair: pd.DataFrame, group: int, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _scatter(pair: pd.DataFrame, base: str, tag: str, path: Path, caption: Caption) -> Path:
+    """Each job's response under FSPY against under the baseline, log-log with the diagonal;
+    the title prints the ratio of the means and the share of jobs below the diagonal."""
     import matplotlib.pyplot as plt
+
+    from jobsize.sim import figures
 
     wide = pair.pivot_table(index=["segment", "job_id"], columns="scheduler",
                             values="response_s")
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
-    if {"fair", "fspy"} <= set(wide.columns):
-        x, y = wide["fair"].to_numpy(), wide["fspy"].to_numpy()
-        ax.scatter(x, y, s=6, alpha=0.5)
+    title = f"Fig 10: FSPY vs {base}, RCP {tag}"
+    if {base, "fspy"} <= set(wide.columns):
+        x, y = wide[base].to_numpy(), wide["fspy"].to_numpy()
+        ax.scatter(x, y, s=6, alpha=0.5, color=figures.style("fspy")["color"])
         lo = max(min(np.nanmin(x), np.nanmin(y)), 1e-3)
         hi = max(np.nanmax(x), np.nanmax(y))
         ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+        title += (f"\nmean FSPY / mean {base} = {np.nanmean(y) / np.nanmean(x):.2f}; "
+                  f"{100 * np.mean(y < x):.0f} % of jobs below the diagonal")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("response under Fair (s)")
-    ax.set_ylabel("response under FSPY (s)")
-    ax.set_title(f"FSPY vs Fair, RCP {group}")
-    return _save(fig, path)
-
-
-def _save(fig: object, path: Path) -> Path:
-    import matplotlib.pyplot as plt
-
-    with atomic_write(path) as handle:
-        fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")  # type: ignore[attr-defined]
-    plt.close(fig)  # type: ignore[arg-type]
-    return path
+    ax.set_xlabel(f"response under {base} (s, log scale)")
+    ax.set_ylabel("response under FSPY (s, log scale)")
+    ax.set_title(title, fontsize=10)
+    fig.text(0.01, -0.02, caption.text(), ha="left", va="top", fontsize=7.5)
+    return figures.save(fig, path)
 
 
 def _parquet(frame: pd.DataFrame, path: Path) -> Path:
@@ -384,28 +402,33 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     if isinstance(cost, dict):
         w("- SWIM cost model: " + ", ".join(f"{k}={v}" for k, v in cost.items()) + "\n")
     w(f"- cluster: {rep.cluster}\n")
-    w(f"- RCP (eq 11) = {rep.rcp_alpha:g}·ln(ΣS / (ΣI·CR)) + {rep.rcp_beta:g}, S in memory "
-      "MB·s (eq 5), CR the cluster's memory; groups are RCP rounded\n")
+    w(f"- {rep.grouping.describe()}; S in memory MB·s (eq 5), CR the cluster's memory\n")
     w(f"- size source of FSPY and SRPT: {rep.size_source}\n")
     if "probe" in rep.meta:
         w(f"- FSPY's probes (one AM-sized container in the probing queue): {rep.meta['probe']}"
           "; SRPT uses the estimates from submission\n")
     w(f"- schedulers: {', '.join(rep.schedulers)} (fspy+ps: FSPY whose late jobs share, "
       "PSBS-style; HFSP trains on its own tasks; fair-plain: Fair without node "
-      "reservations)\n")
+      "reservations; fair+reserve: Fair with them)\n")
     if "fair_baseline" in rep.meta:
         w(f"- fair: {rep.meta['fair_baseline']} — the baseline of the fair slowdown\n")
     if group != wanted:
         w(f"- no segment has RCP group {wanted}; the per-job figures show group {group}\n")
     w("\n## Fig 5: segments per RCP group\n\n")
+    flagged = rep.grouping.flagged()
+    mark = lambda g: f"{g} †" if g in flagged else str(g)  # noqa: E731
     counts = rep.segments.groupby("rcp_group")["segment"].count().reset_index()
     counts.columns = ["rcp_group", "segments"]
+    counts["rcp_group"] = counts["rcp_group"].map(mark)
     w(_table(counts))
+    if flagged:
+        w("\n† fewer than 3 segments: the group's numbers rest on one or two segments.\n")
     w("\n## Fig 6: mean response time per RCP group\n\n")
     table = rep.summary.pivot(index="rcp_group", columns="scheduler",
                               values="mean_response_s").reset_index()
     ratios = response_ratios(rep)
     table["fair/fspy"] = ratios["ratio"].reindex(table["rcp_group"]).to_numpy()
+    table["rcp_group"] = table["rcp_group"].map(mark)
     w(_table(table))
     w("\nThe paper: about equal for RCP ≤ 3, FSPY far ahead from RCP 6 (about 10× under heavy "
       "load).\n")
@@ -415,7 +438,8 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     fs_all = fairness(rep).set_index("scheduler")
     rows = [
         ("Fair/FSPY mean response, heavy load (RCP ≥ 6)", "about 10×",
-         ", ".join(f"RCP {g}: {r:.2f}×" for g, r in heavy["ratio"].items()) or "no segment"),
+         ", ".join(f"RCP {mark(g)}: {r:.2f}×" for g, r in heavy["ratio"].items())
+         or "no segment"),
         (f"jobs with fair slowdown ≤ 1 (RCP {group})", "> 75 %",
          _pct(fs_group.loc["fspy", "share_fair_slowdown_le_1"])),
         (f"jobs with fair slowdown < 1.5 (RCP {group})", "> 98 %",

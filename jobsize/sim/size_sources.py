@@ -16,8 +16,10 @@ parts SE_m, SE_r in seconds of task time.
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -65,11 +67,35 @@ class ExactSizes(SizeSource):
                                          workload.reduce_work_s(), source=self.name)
 
 
+def job_uniforms(workload: Workload, seed: int, stream: str = "") -> np.ndarray:
+    """One number in (0, 1) per job, fixed by ``seed``, ``stream`` and the job's id.
+
+    A job draws the same number in every workload it is part of (the whole trace, each
+    overlapping segment), and different jobs draw independent ones; a job id repeated within
+    the workload is told apart by its occurrence.
+    """
+    seen: dict[str, int] = {}
+    out = np.empty(workload.n_jobs)
+    for k, job_id in enumerate(workload.jobs["job_id"].astype(str).tolist()):
+        occurrence = seen[job_id] = seen.get(job_id, -1) + 1
+        digest = hashlib.blake2b(f"{seed}\x1f{stream}\x1f{job_id}\x1f{occurrence}".encode(),
+                                 digest_size=8).digest()
+        out[k] = ((int.from_bytes(digest, "little") >> 11) + 0.5) / 2.0**53
+    return out
+
+
+def job_normals(workload: Workload, seed: int, stream: str = "") -> np.ndarray:
+    """One standard normal number per job, fixed like :func:`job_uniforms`."""
+    inv = NormalDist().inv_cdf
+    return np.array([inv(u) for u in job_uniforms(workload, seed, stream).tolist()])
+
+
 class LognormalSizes(SizeSource):
     """True sizes times exp(σ·Z), one standard normal Z per job, seeded.
 
     The same factor scales SE_m, SE_r and S, so the error is on the job's size as a whole (the
-    error model of the size-based scheduling literature, e.g. PSBS).
+    error model of the size-based scheduling literature, e.g. PSBS). Z belongs to the job
+    (:func:`job_normals`): the job has the same error in every segment of a sweep.
     """
 
     def __init__(self, sigma: float, seed: int = 0) -> None:
@@ -78,11 +104,12 @@ class LognormalSizes(SizeSource):
         self.sigma, self.seed = float(sigma), int(seed)
         self.name = f"lognormal(σ={self.sigma:g}, seed={self.seed})"
 
-    def factors(self, n: int) -> np.ndarray:
-        return np.exp(self.sigma * np.random.default_rng(self.seed).standard_normal(n))
+    def factors(self, workload: Workload) -> np.ndarray:
+        """Every job's error factor exp(σ·Z)."""
+        return np.exp(self.sigma * job_normals(workload, self.seed, "lognormal"))
 
     def estimate(self, workload: Workload) -> SizeEstimates:
-        f = self.factors(workload.n_jobs)
+        f = self.factors(workload)
         return SizeEstimates.from_phases(workload, workload.map_work_s() * f,
                                          workload.reduce_work_s() * f, source=self.name)
 

@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from jobsize.sim.baseline import DEFAULT_BASELINE, FairBaseline, fair_baseline
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.fluid import make_policy, simulate_fluid
-from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times, rcp
+from jobsize.sim.metrics import Segmentation, add_slowdowns, alone_times
+from jobsize.sim.rcp_groups import FIXED_ALPHA, FIXED_BETA, RcpGrouping, segment_grouping
 from jobsize.sim.schedulers import make_scheduler
-from jobsize.sim.size_sources import LognormalSizes, SizeSource, size_source
+from jobsize.sim.size_sources import SizeSource, size_source
 from jobsize.sim.workload import Workload
 
 
@@ -29,7 +31,10 @@ class SweepConfig:
 
     Size-based schedulers see sizes with lognormal error ``sigma`` (0: exact), or from
     ``size_sources`` — one source per seed (fitted models, measured error distributions; see
-    :func:`jobsize.sim.predicted.parse_size_source`) — when given.
+    :func:`jobsize.sim.predicted.parse_size_source`) — when given. The fair slowdown is taken
+    against the Fair baseline ``fair_baseline`` (:mod:`jobsize.sim.baseline`; PS in the fluid
+    model), or against ``fair_name`` when set; segments are grouped by ``rcp_groups``
+    (:mod:`jobsize.sim.rcp_groups`; ``fixed`` uses ``rcp_alpha`` and ``rcp_beta``).
     """
 
     schedulers: tuple[str, ...] = ("fair",)
@@ -39,12 +44,25 @@ class SweepConfig:
     segmentation: Segmentation = field(default_factory=Segmentation)
     capacity_queues: str | None = None
     sim_options: dict[str, float] = field(default_factory=dict)
-    fair_name: str = "fair"
-    rcp_alpha: float = 2.0
-    rcp_beta: float = 5.0
+    fair_name: str | None = None
+    fair_baseline: str = DEFAULT_BASELINE
+    rcp_groups: str = "paper"
+    rcp_alpha: float = FIXED_ALPHA
+    rcp_beta: float = FIXED_BETA
     size_sources: Mapping[int, SizeSource] | None = None
     #: per-scheduler settings passed to ``make_scheduler`` (e.g. ``{"ltyarn": {...}}``)
     scheduler_options: Mapping[str, object] = field(default_factory=dict)
+
+    def baseline(self) -> FairBaseline:
+        """The Fair every other scheduler is held against."""
+        if self.fair_name is not None:
+            return FairBaseline("given", self.fair_name, self.fair_name)
+        return fair_baseline(self.fair_baseline, self.model)
+
+    def grouping(self, workload: Workload, cluster: Cluster) -> RcpGrouping:
+        """The RCP groups of ``workload``'s segments."""
+        return segment_grouping(workload, cluster, self.segmentation, self.rcp_groups,
+                                self.rcp_alpha, self.rcp_beta)
 
     def source(self, seed: int) -> SizeSource:
         """What size-based schedulers of the run with ``seed`` see."""
@@ -77,12 +95,9 @@ def fluid_sizes(seg: Workload, cluster: Cluster) -> np.ndarray:
 def _run_fluid(seg: Workload, cluster: Cluster, name: str, seed: int,
                config: SweepConfig) -> pd.DataFrame:
     size = fluid_sizes(seg, cluster)
-    if config.size_sources is not None:  # the fluid model has no probes: known at submission
+    est = size
+    if _is_size_based(name, config):  # no probes in the fluid model: known at submission
         est = config.source(seed).estimate(seg).size_mb_s / cluster.total[0]
-    elif config.sigma:
-        est = size * LognormalSizes(config.sigma, seed).factors(len(size))
-    else:
-        est = size
     submit = seg.submit_s()
     done = simulate_fluid(submit, size, make_policy(name), est).completion
     return pd.DataFrame({"job_id": seg.jobs["job_id"].to_numpy(), "submit_s": submit,
@@ -109,13 +124,14 @@ def run_sweep(workload: Workload, cluster: Cluster, config: SweepConfig, *, n_jo
               advance: Callable[..., None] | None = None) -> pd.DataFrame:
     """Per-job results of every (segment, scheduler, seed), with RCP and both slowdowns.
 
-    A Fair run of every segment is added when ``config.fair_name`` is not among the
+    A run of the Fair baseline on every segment is added when it is not among the
     schedulers, because fair slowdown is defined against it. ``advance(n)`` reports progress
     (one unit per finished simulation).
     """
     windows = config.segmentation.windows(workload.n_jobs)
     segments = [workload.segment(a, b) for a, b in windows]
-    names: Sequence[str] = list(dict.fromkeys([*config.schedulers, config.fair_name]))
+    fair = config.baseline().scheduler
+    names: Sequence[str] = list(dict.fromkeys([*config.schedulers, fair]))
     tasks = []
     for i, seg in enumerate(segments):
         for name in names:
@@ -145,17 +161,18 @@ def run_sweep(workload: Workload, cluster: Cluster, config: SweepConfig, *, n_jo
     starts = np.array([a for a, _ in windows])
     pos = {jid: k for k, jid in enumerate(workload.jobs["job_id"].astype(str))}
     per_job["alone_s"] = alone[per_job["job_id"].astype(str).map(pos).to_numpy()]
-    rcps = [rcp(seg, cluster, config.rcp_alpha, config.rcp_beta) for seg in segments]
-    per_job["rcp"] = np.asarray(rcps)[per_job["segment"].to_numpy()]
-    per_job["rcp_group"] = np.round(per_job["rcp"]).astype("Int64")
-    per_job["first_job"] = starts[per_job["segment"].to_numpy()]
-    return add_slowdowns(per_job, config.fair_name)
+    grouping = config.grouping(workload, cluster)
+    seg = per_job["segment"].to_numpy()
+    per_job["rcp"] = grouping.rcp[seg]
+    per_job["rcp_group"] = pd.array(grouping.group[seg], dtype="Float64").astype("Int64")
+    per_job["first_job"] = starts[seg]
+    return add_slowdowns(per_job, fair)
 
 
 def n_runs(workload: Workload, config: SweepConfig) -> int:
     """How many tasks :func:`run_sweep` hands to joblib (for a progress bar's total)."""
     windows = config.segmentation.windows(workload.n_jobs)
-    names = list(dict.fromkeys([*config.schedulers, config.fair_name]))
+    names = list(dict.fromkeys([*config.schedulers, config.baseline().scheduler]))
     per_seg = sum(len(config.seeds) if _is_size_based(n, config) else 1 for n in names)
     covered, alone = 0, 0
     for a, b in windows:

@@ -74,6 +74,12 @@ class MaxMinCluster:
         if self.jobs.pop(j, None) is not None:
             self._share()
 
+    def resize(self, slots: int) -> None:
+        """Change the number of slots from now on (advance to now first)."""
+        if int(slots) != self.n_slots:
+            self.n_slots = int(slots)
+            self._share()
+
     def estimate(self, j: int, duration: float) -> None:
         """Set job ``j``'s per-task duration; started tasks keep their progress fraction."""
         job = self.jobs[j]
@@ -142,13 +148,16 @@ class MaxMinCluster:
     def advance(self, to: float) -> list[int]:
         """Move virtual time to ``to``; returns the jobs whose virtual tasks all finished."""
         done: list[int] = []
-        while self.now < to:
-            step = min(self.next_event(), to) - self.now
-            if step == INF:
-                self.now = to
-                break
+        # every completion due by ``to``, even one that moves no time on (a task of 0 s, or a
+        # step too small to change ``now``): each round ends at least one virtual task
+        while self.now + self._next <= to:
+            step = self._next
             self._run(step, done)
             self.now += step
+        if self.now < to:
+            if self._next != INF:
+                self._run(to - self.now, done)
+            self.now = to
         return done
 
     def _run(self, step: float, done: list[int]) -> None:

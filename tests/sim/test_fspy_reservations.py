@@ -57,3 +57,13 @@ def test_who_may_reserve() -> None:
 def test_registry() -> None:
     assert make_scheduler("fair+reserve").describe() == "fair+reserve"
     assert make_scheduler("drf+reserve").describe() == "drf+reserve"
+
+
+def test_no_reservations_in_the_slot_mode() -> None:
+    # Found on a fresh seed: one map and one reduce slot; job 0 reserved the node for its
+    # reduce, whose slot held job 1's reduce, which waited for job 1's map, which the
+    # reservation kept out of the free map slot
+    w = from_task_lists("slots", make_jobs(2), [[0.0], [0.0]], [[0.0], [0.0]])
+    for name in ("fair+reserve", "drf+reserve"):
+        res = simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler(name), slowstart=0.0)
+        assert res.jobs.finish_s.tolist() == [0.0, 0.0]

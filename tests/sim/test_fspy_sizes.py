@@ -180,3 +180,19 @@ def test_error_distribution_of_the_reference_trace() -> None:
     assert src.jobs >= 100 and set(ratios["decile"]) == set(range(10))
     # measured prequentially, the model is right to within a factor 2 for most jobs
     assert np.median(np.abs(np.log(ratios["ratio_SE_m"]))) < np.log(2)
+
+
+def test_error_distribution_draws_belong_to_the_job() -> None:
+    pairs = _pairs(200)
+    pairs["SE_m_pred_s"] = pairs["SE_m_s"] * np.linspace(0.5, 2.0, 200)  # a ratio per row
+    src = ErrorDistributionSizes(pairs, seed=1, label="hand")
+    n = 40
+    jobs = make_jobs(n)
+    # every job the same size: all in every decile pool, so only the draw tells them apart
+    w = from_task_lists("same", jobs, [[10.0, 10.0]] * n, [[]] * n)
+
+    def ratios(a: int, b: int) -> np.ndarray:
+        seg = w.segment(a, b)
+        return src.estimate(seg).map_time_s / seg.map_work_s()
+
+    assert not np.allclose(ratios(0, 20), ratios(20, 40))

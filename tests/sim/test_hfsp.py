@@ -11,6 +11,7 @@ from jobsize.sim.eventloop import Simulation, simulate
 from jobsize.sim.policy import MAP, REDUCE
 from jobsize.sim.schedulers import FIFO, make_scheduler
 from jobsize.sim.schedulers.hfsp import HFSP
+from jobsize.sim.virtual_slots import MaxMinCluster
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 
@@ -115,3 +116,43 @@ def test_registry_and_options() -> None:
         HFSP(preemption="suspend")
     with pytest.raises(ConfigError, match="training"):
         HFSP(train_tasks=0)
+
+
+def test_yarn_virtual_cluster_runs_at_the_real_clusters_pace() -> None:
+    # One node of 8 GB: the AM (1.5 GB) leaves room for 6 task containers of 1 GB, shared by
+    # both phases. A lone job of 12 maps and 12 reduces of 10 s (estimates exact from the
+    # start) runs maps 0-20 and reduces 20-40. Its virtual cluster must not run faster: the
+    # two phases share those 6 virtual slots, 3 each, so at t=30 each phase has 3 of its 10 s
+    # tasks left. (With 8 map and 8 reduce virtual slots it was done virtually at 20.)
+    w = from_task_lists("pace", make_jobs(1), [[10.0] * 12], [[10.0] * 12])
+
+    class Watch(HFSP):
+        def bind(self, sim):
+            super().bind(sim)
+            sim.wake_at(30.0, "watch")
+
+        def on_wake(self, tag):
+            if tag == "watch":
+                self._advance()
+                self.left = [self.virtual[p].remaining(0) for p in (MAP, REDUCE)]
+            super().on_wake(tag)
+
+    pol = Watch(initial_task_s=10.0)
+    res = simulate(w, Cluster.homogeneous(1, 8192, 8), pol, slowstart=1.0)
+    assert res.jobs.finish_s.tolist() == [40.0]
+    assert pol.left == pytest.approx([30.0, 30.0])
+
+
+def test_zero_length_tasks_end_virtually_too() -> None:
+    # Found on a fresh seed: trained on two maps of 0 s, a job's virtual tasks last 0 s; the
+    # virtual cluster's next event was "now" for ever and the wake-ups never moved time on.
+    w = from_task_lists("zero", make_jobs(1), [[0.0, 0.0, 0.0]], [[]])
+    res = simulate(w, Cluster.mrv1(1, 1, 1), HFSP(preemption="kill"))
+    assert res.jobs.finish_s.tolist() == [0.0]
+    # a task too short to move a late clock (1e6 + 1e-12 == 1e6) ends when it is due, too
+    cluster = MaxMinCluster(1, now=1e6)
+    cluster.add(7, 3, 0.0)
+    cluster.add(8, 1, 1e-12)
+    assert cluster.advance(1e6) == [7, 8]
+    assert cluster.remaining(7) == cluster.remaining(8) == 0.0
+    assert cluster.next_event() == float("inf")

@@ -94,3 +94,16 @@ def test_fb2009_reproduction(shared, tmp_path) -> None:
     assert len(heavy) and (heavy["ratio"] > 1).all()
     write_report(rep, tmp_path)
     assert np.isfinite(fairness(rep).set_index("scheduler").loc["fspy", "max_fair_slowdown"])
+
+
+def test_plain_baseline_beside_the_reserving_fair(small, tmp_path) -> None:
+    rep = reproduce(small, Cluster.parse("2x8g×8"), size_source=WithProbe(ExactSizes()),
+                    schedulers=("fair", "fspy", "fair-plain", "fair+reserve"),
+                    segmentation=Segmentation(20, 5), baseline="plain")
+    per = rep.per_job
+    assert set(per.loc[per["scheduler"] == "fair", "policy"]) == {"fair"}
+    assert set(per.loc[per["scheduler"] == "fair+reserve", "policy"]) == {"fair+reserve"}
+    paths = write_report(rep, tmp_path)
+    assert "fair: Fair (memory) without node reservations (`fair`)" in (
+        tmp_path / "report.md").read_text()
+    assert any(p.name.startswith("fig7") for p in paths)

@@ -68,10 +68,11 @@ def test_sweep_pairs_fair_slowdown_and_parallel_matches_serial() -> None:
     key = ["segment", "scheduler", "seed", "job_id"]
     pd.testing.assert_frame_equal(serial.sort_values(key).reset_index(drop=True),
                                   parallel.sort_values(key).reset_index(drop=True))
-    # fair slowdown of the Fair run itself is 1; fair is added although not asked for
-    fair = serial[serial.scheduler == "fair"]
+    # fair slowdown of the Fair baseline's run itself is 1; the baseline (Fair with node
+    # reservations) is added although not asked for
+    fair = serial[serial.scheduler == "fair+reserve"]
     assert (fair.fair_slowdown == 1).all()
-    assert set(serial.scheduler) == {"fifo", "srpt", "fair"}
+    assert set(serial.scheduler) == {"fifo", "srpt", "fair+reserve"}
     assert set(serial[serial.scheduler == "srpt"].seed) == {0, 1}
     assert (serial.slowdown >= 1 - 1e-9).all()
     assert serial.groupby("segment").rcp.nunique().eq(1).all()
@@ -94,14 +95,17 @@ def test_cli_simulate(shared, tmp_path, capsys) -> None:
                    "--cluster", "2x8g×8", "-o", str(out)])
     assert status == 0
     jobs = pd.read_parquet(out / "jobs.parquet")
-    assert set(jobs.scheduler) == {"fifo", "fair", "srpt"}
+    assert set(jobs.scheduler) == {"fifo", "fair", "srpt", "fair+reserve"}
     assert jobs.segment.nunique() == 3
     summary = pd.read_parquet(out / "summary.parquet")
     assert {"rcp_group", "mean_response_s", "max_fair_slowdown"} <= set(summary.columns)
     for name in ("mean_response_by_rcp", "ecdf_response", "ecdf_slowdown",
                  "ecdf_fair_slowdown"):
         assert (out / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
-    assert "RCP = 2·ln" in (out / "summary.md").read_text()
+    text = (out / "summary.md").read_text()
+    assert "RCP (eq 11) = 2·ln" in text and "cannot be matched with 3 segments" in text
+    assert "Fair baseline (fair slowdown): Fair (memory) with node reservations" in text
+    assert "| 3 † | fair+reserve | 1 |" in text
     assert main(["simulate", "--workload", "synthetic:5", "--schedulers", "nope",
                  "-o", str(out)]) == 2
     assert "unknown 'nope'" in capsys.readouterr().err
@@ -117,7 +121,7 @@ def test_cli_simulate_runs_the_size_based_schedulers_by_name(tmp_path, capsys) -
     assert status == 0
     jobs = pd.read_parquet(out / "jobs.parquet")
     assert set(jobs.scheduler) == {"fair", "fspy", "hfsp", "fair+reserve"}
-    assert (jobs[jobs.scheduler == "fair"].fair_slowdown == 1).all()
+    assert (jobs[jobs.scheduler == "fair+reserve"].fair_slowdown == 1).all()
     assert "| fspy |" in capsys.readouterr().out
 
 
@@ -152,3 +156,61 @@ def test_cli_simulate_size_source(tmp_path, capsys) -> None:
     assert main(["simulate", "--workload", "synthetic:30", "--sigma", "0.5", "--size-source",
                  "exact", "-o", str(out)]) == 2
     assert "give one" in capsys.readouterr().err
+
+
+def test_lognormal_error_belongs_to_the_job_not_its_place_in_a_segment() -> None:
+    from jobsize.sim.size_sources import LognormalSizes
+
+    w = SyntheticFB2009(n_jobs=40, seed=6).generate()
+    src = LognormalSizes(1.0, seed=3)
+
+    def ratios(a: int, b: int) -> np.ndarray:
+        seg = w.segment(a, b)
+        return src.estimate(seg).size_mb_s / seg.sizes()[0]
+
+    first, second, overlap = ratios(0, 20), ratios(20, 40), ratios(10, 30)
+    # job k of one segment and job k of the next are different jobs: different errors
+    assert not np.allclose(first, second)
+    # a job keeps its error in every segment it is part of
+    assert np.allclose(overlap[:10], first[10:]) and np.allclose(overlap[10:], second[:10])
+    assert np.allclose(ratios(0, 40), np.concatenate([first, second]))
+    # another seed, other errors
+    other = LognormalSizes(1.0, seed=4).estimate(w.segment(0, 20)).size_mb_s
+    assert not np.allclose(other / w.segment(0, 20).sizes()[0], first)
+
+
+def test_fluid_sweep_draws_an_error_per_job(monkeypatch) -> None:
+    import jobsize.sim.sweep as sweep
+
+    seen: list[np.ndarray] = []
+    real = sweep.simulate_fluid
+
+    def spy(arrival, size, policy, estimate=None, **kw):
+        if policy.name == "srpt":
+            seen.append(np.asarray(estimate) / np.asarray(size))
+        return real(arrival, size, policy, estimate, **kw)
+
+    monkeypatch.setattr(sweep, "simulate_fluid", spy)
+    w = SyntheticFB2009(n_jobs=30, seed=4).generate()
+    config = SweepConfig(schedulers=("srpt",), model="fluid", fair_name="ps", sigma=1.0,
+                         segmentation=Segmentation(15, 0))
+    run_sweep(w, Cluster.parse("4x8g×8"), config)
+    assert len(seen) == 2
+    assert not np.allclose(seen[0], 1.0) and not np.allclose(seen[0], seen[1])
+
+
+def test_cli_one_fair_baseline_named_everywhere(tmp_path) -> None:
+    out = tmp_path / "plain"
+    assert main(["simulate", "--workload", "synthetic:30", "--schedulers", "fifo,srpt",
+                 "--fair-baseline", "plain", "--segments", "15/5", "--cluster", "2x8g×8",
+                 "--sigma", "0,1", "--seeds", "0,1", "-o", str(out)]) == 0
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert set(jobs.scheduler) == {"fifo", "srpt", "fair"}
+    assert (jobs[jobs.scheduler == "fair"].fair_slowdown == 1).all()
+    assert set(jobs.sigma) == {0.0, 1.0}
+    text = (out / "summary.md").read_text()
+    assert "Fair baseline (fair slowdown): Fair (memory) without node reservations (`fair`)" \
+        in text
+    assert "## σ = 1" in text and "## Mean response per seed: spread over the seeds" in text
+    for sigma in ("0", "1"):
+        assert (out / f"sigma-{sigma}" / "ecdf_fair_slowdown.png").exists()

@@ -86,8 +86,9 @@ def _check_invariants(w: Workload, cluster: Cluster, res) -> None:
 
 
 @st.composite
-def scenarios(draw):
-    slots = draw(st.booleans())
+def scenarios(draw, slots: bool | None = None):
+    """(workload, cluster, policy name, slow-start, AM start-up); ``slots`` fixes the model."""
+    slots = draw(st.booleans()) if slots is None else slots
     n_nodes = draw(st.integers(1, 4))
     if slots:
         cap = [(draw(st.integers(1, 4)), draw(st.integers(1, 3))) for _ in range(n_nodes)]
@@ -281,3 +282,120 @@ def test_extra_work_holds_resources() -> None:
     # with the probe holding half the node, the AM waits for it and the maps run one at a time
     assert res.jobs.finish_s[0] == pytest.approx(11.0)
     _check_invariants(w, Cluster.homogeneous(1, 2048, 2), res)
+
+
+def _subnormal_preemption_case() -> Workload:
+    """Found by test_yarn_invariants on a fresh seed: six jobs in one queue, task times
+    down to subnormal numbers, 2 map + 2 reduce slots."""
+    maps = [[0.5, 6.479184451578237, 2.536900446280879], [],
+            [7.245493498305088, 1.3547234737905973, 1e-308], [0.5, 0.2204160974402688],
+            [7.441427966010489, 5.94319842468471, 2.5],
+            [9.0, 0.5644613031369142, 1.4805653982669118, 9.0]]
+    reduces = [[1.6071469035693473], [5e-324, 1.0], [6e-285], [0.0, 3.8810407389966555],
+               [5.689216057501503, 3.076152515461017], [1.0, 2.188939178756944, 6e-285]]
+    tails = [[0.41432748442612516], [5e-324, 0.6978935706830813], [7.720392739030166e-286],
+             [0.0, 1.6336130804256612], [3.7832390523880024, 1.402507026538561],
+             [0.5865183268255314, 1.8380185266386082, 4.358841661874223e-285]]
+    jobs = make_jobs(6, submit_s=np.array([0.0, 1e-308, 1e-308, 1e-308, 0.0, 6.260957176398754]),
+                     queue="b", weight=np.array([2.0, 1.0, 2.0, 2.0, 2.0, 1.0]))
+    return from_task_lists("subnormal", jobs, maps, reduces, tails)
+
+
+def test_fair_preemption_kills_only_what_the_starved_job_can_use() -> None:
+    # The starved jobs wait for reduce slots; killing a map (the newest container) freed a
+    # map slot they could not take, it went back, and the same kill came every second forever.
+    w, cluster = _subnormal_preemption_case(), Cluster(np.array([[2, 2]]), slots=True)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.05, record=True)
+    _check_invariants(w, cluster, res)
+    assert (~res.attempts.completed).sum() == pol.preempted <= 3  # not one every second
+
+
+class _Frozen(FIFO):
+    """Asks to be woken at the current instant, again and again."""
+
+    def on_arrival(self, j: int) -> None:
+        self.sim.wake_at(self.sim.now, "again")
+
+    def on_wake(self, tag: object) -> None:
+        self.sim.wake_at(self.sim.now, "again")
+
+
+class _Livelock(FIFO):
+    """Kills every running task each second: time advances, nothing ever finishes."""
+
+    def on_arrival(self, j: int) -> None:
+        self.sim.wake_at(self.sim.now + 1.0, "kill")
+
+    def on_wake(self, tag: object) -> None:
+        for j in range(self.sim.n):
+            for cid in self.sim.containers(j):
+                self.sim.kill(cid)
+        self.sim.wake_at(self.sim.now + 1.0, "kill")
+
+
+@pytest.mark.parametrize(("policy", "what"), [(_Frozen, "stopped advancing at t=0.0"),
+                                              (_Livelock, "ran past any schedule")])
+def test_progress_guard_names_time_and_policy(policy, what) -> None:
+    w = from_task_lists("guard", make_jobs(1, am_mb=1024), [[5.0] * 2], [[]])
+    with pytest.raises(SimulationError, match=f"{what}.* under policy fifo"):
+        simulate(w, Cluster.homogeneous(1, 4096, 4), policy())
+
+
+def test_fair_preemption_does_not_kill_for_an_am_the_max_am_share_holds_back() -> None:
+    # Found on a fresh seed: AMs of 1536 and 2048 MB wait because of the max AM share (half of
+    # 4 GB, the first job's AM holds 1 GB), not for room; killing the first job's 1 s map
+    # for them, every second, kept it from ever finishing.
+    jobs = make_jobs(6, am_mb=np.array([1024, 1536, 1024, 1024, 2048, 1024]),
+                     queue="a", weight=np.array([1.0, 1.0, 1.0, 1.0, 2.0, 1.0]))
+    w = from_task_lists("am-share", jobs, [[0.0, 1.0, 0.0], [], [], [], [], []],
+                        [[]] * 6)
+    cluster = Cluster.homogeneous(1, 4096, 4)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    assert pol.preempted == 0
+
+
+def test_waiting_reduces_give_way_to_the_maps_they_wait_for() -> None:
+    # Found on a fresh seed: slow-start 0 lets job 6's three reduces (1 GB) start at once;
+    # with the AMs they leave no node 1.5 GB for its map, and they wait for that map. As the
+    # MapReduce AM does, a waiting reduce is killed so the map can run.
+    jobs = make_jobs(7, am_mb=1024, map_mb=np.array([1024] * 6 + [1536]))
+    w = from_task_lists("reduce-deadlock", jobs, [[], [0.0, 0.0, 1.0], [], [], [], [0.0], [0.0]],
+                        [[], [], [], [], [], [], [0.0, 0.0, 0.0]])
+    cluster = Cluster.homogeneous(2, 3072, 3)
+    res = simulate(w, cluster, FIFO(), slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    killed = res.attempts[~res.attempts.completed]
+    assert len(killed) >= 1 and (killed.kind == REDUCE).all() and (killed.job == 6).all()
+
+
+@pytest.mark.parametrize("name", ["fair+preemption", "drf+preemption", "hfsp", "fspy"])
+def test_waiting_reduces_give_way_while_the_policy_keeps_waking(name: str) -> None:
+    # Found on a fresh seed: the same deadlock (two reduces and the AM leave 1 GB, the map
+    # wants 1.5 GB), hidden from the check by the policy's periodic wake-ups
+    jobs = make_jobs(3, am_mb=1024, map_mb=np.array([1024, 1536, 1024]), queue="a")
+    w = from_task_lists("wakes", jobs, [[], [0.0], []], [[0.0] * 3, [0.0] * 2, []])
+    cluster = Cluster.homogeneous(1, 4096, 4)
+    res = simulate(w, cluster, make_scheduler(name), slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    assert res.jobs.finish_s.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_fair_preemption_kills_only_for_a_job_fair_then_serves() -> None:
+    # Found on a fresh seed: one map slot. Killing job 0's map for job 5 (the other queue)
+    # left both queues equally used, the tie gave the slot back to job 0, and the kill came
+    # again every second
+    maps = [[2.47907142, 7.25656584], [], [8.4274721, 0.25, 4.03054393, 0.0, 0.0], [], [],
+            [2.0, 5.30864738, 0.86319781, 3.42298825, 8.60001098, 8.0]]
+    reduces = [[0.0], [6.87085541], [0.0], [1.68615012], [3.92843029], [0.62336208]]
+    tails = [[0.0], [0.0], [0.0], [0.71330618], [2.85732683], [0.02295523]]
+    jobs = make_jobs(6, submit_s=np.array([0, 4.149238, 7.121586, 7.177463, 8.095018, 8.524156]),
+                     queue=np.array(list("aaaaab")),
+                     uber=np.array([False, False, False, True, False, False]))
+    w, cluster = from_task_lists("tie", jobs, maps, reduces, tails), Cluster.mrv1(1, 1, 2)
+    pol = Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    res = simulate(w, cluster, pol, slowstart=0.0, record=True)
+    _check_invariants(w, cluster, res)
+    assert pol.preempted <= 3

@@ -111,8 +111,9 @@ class Fair(Policy):
             return sim.use0.__getitem__
         return lambda j: usage(j) / w[j]
 
-    def _queue_key(self, q: int) -> float:
-        used, floor = self.qused[q], self.qmin[q] * self._qunit
+    def _queue_key(self, q: int, used: float | None = None) -> float:
+        used = self.qused[q] if used is None else used
+        floor = self.qmin[q] * self._qunit
         if floor > 0 and used < floor:
             return used / floor - 2.0  # needy queues first, least served relative to min share
         return used / self.qweight[q]
@@ -189,7 +190,7 @@ class Fair(Policy):
         sim = self.sim
         total = 0.0
         # an AM held back by the max AM share is not demand preemption could serve
-        am = 1 if sim.phase[j] == 1 and sim.am_admissible() else 0
+        am = 1 if sim.phase[j] == 1 and self._am_fits_share(j) else 0
         counts = ((AM, am), (MAP, sim.maps_todo[j]),
                   (REDUCE, sim.reduces_todo[j] if sim.reduce_ready[j] else 0))
         for kind, count in counts:
@@ -209,9 +210,10 @@ class Fair(Policy):
     def _preempt(self) -> None:
         sim = self.sim
         shares = self.fair_shares()
-        need = sum(min(s, self.usage(j) + self._pending_amount(j)) - self.usage(j)
-                   for j, s in shares.items()
-                   if self._pending_amount(j) > 0 and self.usage(j) < self.threshold * s)
+        starved = [j for j, s in shares.items()
+                   if self._pending_amount(j) > 0 and self.usage(j) < self.threshold * s]
+        need = sum(min(shares[j], self.usage(j) + self._pending_amount(j)) - self.usage(j)
+                   for j in starved)
         if need <= 1e-12:
             return
         over = sorted((self.usage(j) - s, j) for j, s in shares.items()
@@ -220,14 +222,55 @@ class Fair(Policy):
         # would only make it the next one starved (and containers would change hands forever).
         for _, j in reversed(over):
             for cid in reversed(self.sim.containers(j)):
-                kind = sim.container(cid)[0]  # type: ignore[index]
+                kind, _, node, _ = sim.container(cid)  # type: ignore[misc]
                 amount = self._amount(j, kind)
                 if need <= 1e-12:
                     break
                 if kind > REDUCE or self.usage(j) - amount < shares[j] - 1e-12:
+                    continue
+                if not self._frees_room(starved, j, kind, node, amount):
                     continue
                 sim.kill(cid)
                 self.preempted += 1
                 need -= amount
             if need <= 1e-12:
                 break
+
+    def _frees_room(self, starved: list[int], j: int, kind: int, node: int,
+                    amount: float) -> bool:
+        """Whether killing ``j``'s ``kind`` container (``amount`` of usage) on ``node`` leaves
+        room there for the next container of a starved job that Fair's order then serves
+        before ``j``. Killing one the starved job cannot use (a map slot for a job waiting for
+        reduce slots, memory on a node its container does not fit) or would not get (its
+        queue no less used than ``j``'s after the kill) only hands the room back to ``j``,
+        and the next check would kill again, forever."""
+        sim = self.sim
+        free0, free1 = sim.free0[node], sim.free1[node]
+        room0, room1 = free0 + sim.req0[kind][j], free1 + sim.req1[kind][j]
+        for s in starved:
+            if sim.phase[s] == 1:
+                wanted = (AM,) if self._am_fits_share(s) else ()
+            else:
+                wanted = ((MAP,) if sim.maps_todo[s] else ()) + (
+                    (REDUCE,) if sim.reduce_ready[s] and sim.reduces_todo[s] else ())
+            for k in wanted:
+                r0, r1 = sim.req0[k][s], sim.req1[k][s]
+                # one that fits already waits for something else than room (nothing to kill)
+                if r0 <= room0 and r1 <= room1 and not (r0 <= free0 and r1 <= free1) \
+                        and self._served_before(s, j, amount):
+                    return True
+        return False
+
+    def _served_before(self, s: int, j: int, amount: float) -> bool:
+        """Whether Fair's order puts ``s`` strictly before ``j`` once ``j`` gave up
+        ``amount`` of its usage (ties would go back to ``j``)."""
+        qs, qj = self.qof[s], self.qof[j]
+        if qs != qj:
+            return self._queue_key(qs) < self._queue_key(qj, self.qused[qj] - amount)
+        return self.usage(s) / self.jweight[s] < (self.usage(j) - amount) / self.jweight[j]
+
+    def _am_fits_share(self, j: int) -> bool:
+        """Whether job ``j``'s AM would pass the max AM share now."""
+        sim = self.sim
+        return not sim.am_used0 or (sim.am_used0 + sim.req0[AM][j] <= sim.am_limit0
+                                    and sim.am_used1 + sim.req1[AM][j] <= sim.am_limit1)

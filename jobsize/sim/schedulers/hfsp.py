@@ -23,12 +23,17 @@ virtual time (not in training) are killed — newest first — and rerun later; 
 lost. Maps are never killed (they are short; the reference implementation preempts reduces).
 
 In the slot mode a node's map slots take map tasks and its reduce slots reduce tasks. In the
-YARN model there are no slots: a phase's virtual cluster has as many slots as containers of
-that phase's usual size fit in the cluster, a job's AM counts as its map phase's demand, and a
-free container goes to the smallest virtual time over both phases — except that, as the
-MapReduce AM does, a job takes a reduce container only when none of its maps fits. As YARN's
-schedulers do, the job that would be served first reserves a node whose free room is too small
-for its next container (``reserve=False`` turns this off).
+YARN model there are no slots: maps and reduces take containers from one pool, the task
+containers of the usual task size that fit in the cluster beside the running
+ApplicationMasters, and each phase's virtual cluster gets half of them, as an MRv1 cluster
+with as many map as reduce slots per node (Hadoop's default, two and two). With both phases
+busy the virtual clusters then run at the real cluster's pace, never faster, so jobs do not
+turn late early (each phase with every container made virtual time run about twice as fast
+as real time, and HFSP drift to FIFO in virtual-finish order). A job's AM counts as its map
+phase's demand, and a free container goes to the smallest virtual time over both phases —
+except that, as the MapReduce AM does, a job takes a reduce container only when none of its
+maps fits. As YARN's schedulers do, the job that would be served first reserves a node whose
+free room is too small for its next container (``reserve=False`` turns this off).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from collections import Counter
 
 from jobsize.errors import ConfigError
 from jobsize.sim.eventloop import Simulation
-from jobsize.sim.policy import MAP, REDUCE, Policy
+from jobsize.sim.policy import AM, MAP, REDUCE, Policy
 from jobsize.sim.schedulers.reservations import RELEASED, NodeReservations
 from jobsize.sim.virtual_slots import MaxMinCluster
 
@@ -81,7 +86,7 @@ class HFSP(Policy):
     def bind(self, sim: Simulation) -> None:
         super().bind(sim)
         self.slots = sim.cluster.slots
-        self.virtual = {p: MaxMinCluster(self._phase_slots(sim, p), sim.now) for p in PHASES}
+        self.virtual = {p: MaxMinCluster(self._phase_slots(p), sim.now) for p in PHASES}
         limit = {p: (self.train_slots if self.train_slots is not None
                      else max(1, self.virtual[p].n_slots // 10)) for p in PHASES}
         self.train_limit = limit
@@ -100,16 +105,27 @@ class HFSP(Policy):
         self._preempting = False
         self.reservations = NodeReservations(sim)
 
-    @staticmethod
-    def _phase_slots(sim: Simulation, phase: int) -> int:
-        """Slots of a phase's virtual cluster: the real slots, or (YARN) how many containers of
-        the phase's most common size fit on the nodes."""
+    def _phase_slots(self, phase: int) -> int:
+        """Slots of a phase's virtual cluster: the real ones in the slot mode; in YARN half of
+        the task containers (of the most common task size, on the nodes) beside the running
+        AMs, the map phase taking the odd one, at least one each."""
+        sim = self.sim
         cap = sim.cluster.capacity
         if sim.cluster.slots:
             return int(cap[:, 0 if phase == MAP else 1].sum())
-        shapes = Counter(zip(sim.req0[phase], sim.req1[phase], strict=True))
+        shapes = Counter(zip(sim.req0[MAP] + sim.req0[REDUCE], sim.req1[MAP] + sim.req1[REDUCE],
+                             strict=True))
         r0, r1 = shapes.most_common(1)[0][0] if shapes else (1, 1)
-        return int(sum(min(a // max(r0, 1), b // max(r1, 1)) for a, b in cap.tolist()))
+        r0, r1 = max(r0, 1), max(r1, 1)
+        fit = sum(min(a // r0, b // r1) for a, b in cap.tolist())
+        tasks = fit - max(math.ceil(sim.am_used0 / r0), math.ceil(sim.am_used1 / r1))
+        return max(1, (tasks + 1) // 2 if phase == MAP else tasks // 2)
+
+    def _resize(self) -> None:
+        """AMs started or ended: the YARN virtual clusters follow the task containers left."""
+        if not self.slots:
+            for p in PHASES:
+                self.virtual[p].resize(self._phase_slots(p))
 
     # -----------------------------------------------------------------------------------------
     # arrivals, estimates, departures
@@ -146,6 +162,7 @@ class HFSP(Policy):
         for p in PHASES:
             self.training[p].discard(j)
             self.virtual[p].remove(j)
+        self._resize()  # its AM is released
         self._schedule_wake()
 
     # -----------------------------------------------------------------------------------------
@@ -190,6 +207,10 @@ class HFSP(Policy):
             self._preempt()
 
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
+        if kind == AM and not self.slots:  # fewer containers left for tasks
+            self._advance()
+            self._resize()
+            self._schedule_wake()
         pick = self._training_pick
         self._training_pick = None
         if pick is not None and pick == (j, kind) and kind in PHASES:

@@ -61,7 +61,9 @@ class NodeReservations:
         free room but not than the node, an AM would pass the max AM share, and ``j`` holds
         fewer than ``max_per_job`` reservations."""
         sim = self.sim
-        if self.count.get(j, 0) >= self.max_per_job:
+        if sim.slots or self.count.get(j, 0) >= self.max_per_job:
+            # MRv1 slots are reserved by no one: a job waiting for a reduce slot must not
+            # keep a map slot idle (the map it keeps out may be what that reduce waits for)
             return False
         r0, r1 = self.request(j, probe)
         if not probe and sim.phase[j] == 1 and sim.am_used0 and (
