@@ -2,8 +2,10 @@
 
 ``fifo``, ``fair`` (memory), ``drf``, ``fair+preemption`` / ``drf+preemption``, ``capacity``
 (queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``); the modules imported
-at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps`` and ``hfsp`` /
-``hfsp+kill``.
+at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps``, ``hfsp`` /
+``hfsp+kill``, MROrder's ``mk_jr`` / ``mk_tct_jr`` / ``tct`` / ``mrorder`` / ``mrorder+tct`` /
+``mrorder+fti``, and the slot schedulers of :mod:`~jobsize.sim.schedulers.dynamicmr`
+and :mod:`~jobsize.sim.schedulers.rasooli`.
 """
 
 from __future__ import annotations
@@ -61,4 +63,12 @@ def make_scheduler(name: str, *, size_source: SizeSource | None = None,
 
 
 # The size-based schedulers register themselves; they import this module's helpers first.
-from jobsize.sim.schedulers import fspy, hfsp, reservations  # noqa: E402, F401
+from jobsize.sim.schedulers import (  # noqa: E402, F401
+    dynamicmr,
+    fspy,
+    hfsp,
+    mrorder,
+    mrv1,
+    rasooli,
+    reservations,
+)
