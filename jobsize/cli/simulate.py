@@ -21,9 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "simulate", help="run schedulers on a workload in the simulator",
         description="Simulate schedulers (FIFO, Fair, Capacity, SRPT, ...) on a workload cut "
         "into overlapping segments; write per-job results, a summary per RCP group and figures.")
-    p.add_argument("--workload", required=True, metavar="W",
+    p.add_argument("--workload", metavar="W",
                    help="SWIM .tsv, Rumen .json, SLS .json, jobsize trace .parquet (with its "
-                   ".tasks.parquet), or synthetic[:N] (FB-2009 size bins)")
+                   ".tasks.parquet), or synthetic[:N] (FB-2009 size bins); required except for "
+                   "--reproduce mrorder|dynamicmr|rasooli, which build their workloads and "
+                   "add a SWIM trace given here")
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",
@@ -109,6 +111,11 @@ def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "reproduce", None) in PAPER_REPRODUCTIONS:
+        return _run_paper_reproduction(args)
+    if not args.workload:
+        raise ConfigError("--workload is required (a SWIM, Rumen, SLS or jobsize trace, or "
+                          "synthetic[:N])")
     if getattr(args, "reproduce", None):
         return _run_reproduction(args)
     import contextlib
@@ -190,14 +197,23 @@ def _markdown(summary, name: str, cluster, config) -> str:
     return buf.getvalue()
 
 
+#: reproductions of the seed papers (:mod:`jobsize.sim.reproductions`)
+PAPER_REPRODUCTIONS = ("mrorder", "dynamicmr", "rasooli")
+
+
 def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     """The size sources' and the FSPY reproduction's options of ``jobsize simulate``."""
     from jobsize.sim.reproduce import BASELINES, COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy",),
-                   help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
-                   "every segment; Figs 5-10 as PNGs and report.md")
+    g.add_argument("--reproduce", choices=("fspy", *PAPER_REPRODUCTIONS),
+                   help="run a paper's headline experiment and write report.md beside the "
+                   "paper's numbers: fspy (§IV-C: Fair, FSPY and --compare on every segment; "
+                   "Figs 5-10 as PNGs), mrorder (Tang ch 3), dynamicmr (Tang ch 4), rasooli "
+                   "(Rasooli-Down)")
+    g.add_argument("--replications", type=int, metavar="N",
+                   help="runs (seeds) per setting of --reproduce mrorder|dynamicmr|rasooli "
+                   "(defaults: 5, 5, 10)")
     g.add_argument("--size-source", metavar="SPEC",
                    help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "
@@ -259,4 +275,38 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     rep.meta["elapsed_s"] = time.perf_counter() - t0
     write_report(rep, args.output, group=args.rcp_group, figures=not args.no_figures)
     print((args.output / "report.md").read_text())
+    return 0
+
+
+def _run_paper_reproduction(args: argparse.Namespace) -> int:
+    """``jobsize simulate --reproduce mrorder|dynamicmr|rasooli``."""
+    import importlib
+    import shlex
+
+    module = importlib.import_module(f"jobsize.sim.reproductions.{args.reproduce}")
+    swim = None
+    if args.workload:
+        from jobsize.sim.load import load_workload
+
+        seed = _seeds(args.seeds)[0]
+        swim = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
+                             seed=seed)
+    options: dict[str, object] = {}
+    if args.replications is not None:
+        if args.replications < 1:
+            raise ConfigError("--replications: at least 1")
+        key = "replications" if args.reproduce == "rasooli" else "seeds"
+        options[key] = args.replications if key == "replications" else tuple(
+            range(args.replications))
+    with progress_bar(f"reproducing {args.reproduce}",
+                      total=module.n_tasks(swim, **options)) as advance:
+        result = module.run(swim, n_jobs=args.parallel, advance=advance, **options)
+    command = f"jobsize simulate --reproduce {args.reproduce}"
+    if args.workload:
+        command += f" --workload {shlex.quote(str(args.workload))}"
+    if args.replications is not None:
+        command += f" --replications {args.replications}"
+    command += f" -o {shlex.quote(str(args.output))}"
+    path = module.write_report(result, args.output, command)
+    print(path.read_text())
     return 0

@@ -54,3 +54,7 @@ class Late:
             if left > best_left:
                 best, best_left = cid, left
         return best
+
+
+#: LATE with its published thresholds
+DEFAULT_LATE = Late()

@@ -196,3 +196,13 @@ def test_reduces_waiting_for_maps_do_not_borrow_map_slots() -> None:
     red = att[att.kind == REDUCE]
     last_map = att[att.kind == MAP].end_s.max()
     assert (red[red.r0 > 0].start_s >= last_map).all()
+
+
+@pytest.mark.parametrize("name", ["pi-dhsa", "pd-dhsa", "dynamicmr+fifo"])
+def test_a_heavy_task_passes_a_light_load_line(name) -> None:
+    # one reduce of weight 2 on nodes with 3 reduce slots (6 units): the load factor 2/24
+    # allows ⌈0.083 · 6⌉ = 1 unit per node, less than the task; Hadoop's "running < allowed"
+    # still lets it start (found as a hang by the invariant properties)
+    w = from_task_lists("heavy", make_jobs(1), [[]], [[5.0]])
+    res = simulate(w, Cluster.mrv1(4, 2, 3, slot_weights=(1, 2)), make_scheduler(name))
+    assert res.jobs.finish_s[0] == 5.0

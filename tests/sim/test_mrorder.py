@@ -88,6 +88,8 @@ def test_mk_jr_mk_tct_jr_and_tct_orders() -> None:
     assert mk_tct_jr(tm, tr) == [1, 0, 2, 3]  # J2, J1, J3, J4: 44 / 90
     assert tct(tm, tr) == [1, 0, 2, 3]
     assert ALL_ORDERS["2134"] == (44, 90)
+    # a job of no work leaves the geometric mean alone and goes with the small jobs
+    assert mk_tct_jr([*tm, 0.0], [*tr, 0.0]) == [4, 1, 0, 2, 3]
     assert min(v[1] for v in ALL_ORDERS.values()) == 88  # what SIM finds
     assert best_order(FIG33, 8, 4, "tct") in ([1, 2, 0, 3], [2, 1, 0, 3])
     assert best_order(FIG33, 8, 4) == [1, 2, 3, 0]

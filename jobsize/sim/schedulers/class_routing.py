@@ -11,8 +11,10 @@ keeps enough capacity — it "minimizes the maximum load":
                   δ ≥ 0
 
 ``δ_ij`` is the share of ``R_j`` given to ``C_i``; only its non-zero entries are used: the
-*suggested set* ``SC_j = {C_i : δ_ij > ε}`` of each resource. Solved with HiGHS
-(``scipy.optimize.linprog(method="highs")``), deterministic for the same input.
+*suggested set* ``SC_j = {C_i : δ_ij > ε}`` of each resource. (A class so fast that its shares
+all fall below ε is suggested where it does the most work, so that every class is somewhere.)
+Solved with HiGHS (``scipy.optimize.linprog(method="highs")``), deterministic for the same
+input.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ def suggested_sets(alpha: np.ndarray, mu: np.ndarray, eps: float = 1e-9) -> Rout
     res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=[(0, None)] * (n + 1), method="highs")
     if res.status != 0:
         raise SimulationError(f"routing LP failed: {res.message}")
-    delta_all[live] = res.x[:n].reshape(f, m)
-    sets = tuple(frozenset(np.flatnonzero(delta_all[:, j] > eps).tolist()) for j in range(m))
-    return Routing(float(res.x[-1]), delta_all, sets)
+    delta = res.x[:n].reshape(f, m)
+    delta_all[live] = delta
+    sets = [set(np.flatnonzero(delta_all[:, j] > eps).tolist()) for j in range(m)]
+    for k, i in enumerate(live.tolist()):
+        if not any(i in s for s in sets):  # a share too small to tell from 0 (a very fast class)
+            sets[int(np.argmax(delta[k] * mu[k]))].add(i)
+    return Routing(float(res.x[-1]), delta_all, tuple(frozenset(s) for s in sets))

@@ -43,7 +43,7 @@ import math
 from jobsize.errors import ConfigError
 from jobsize.sim.policy import MAP, REDUCE, Launch
 from jobsize.sim.schedulers.mrv1 import MAP_SIDE, OTHER, REDUCE_SIDE, SIDE_OF, HadoopMRv1
-from jobsize.sim.speculation import Late
+from jobsize.sim.speculation import DEFAULT_LATE, Late
 
 CASES_PD = ((MAP_SIDE, MAP), (REDUCE_SIDE, REDUCE), (REDUCE_SIDE, MAP), (MAP_SIDE, REDUCE))
 
@@ -52,13 +52,14 @@ class DynamicMR(HadoopMRv1):
     """DHSA, SEPB and Slot PreScheduling on HFS (``order="fair"``) or FIFO (see the module
     docstring). ``dhsa``: ``"pi"``, ``"pd"`` or None; ``borrow_map`` / ``borrow_reduce``:
     P_M / P_R in [0, 1]; ``sepb``: percentageOfJobsCheckedForPendingTasks, or None for
-    Hadoop's speculation; ``prescheduling``: Slot PreScheduling on or off."""
+    Hadoop's speculation; ``prescheduling``: Slot PreScheduling on or off; ``speculation``:
+    LATE's thresholds (None: no speculative copies; SEPB then only kills stragglers)."""
 
     def __init__(self, order: str = "fair", *, dhsa: str | None = "pi",
                  borrow_map: float = 1.0, borrow_reduce: float = 1.0,
                  sepb: float | None = 1.0, kill_factor: float = 2.0,
                  prescheduling: bool = True, max_prescheduled: int = 100000,
-                 speculation: Late | None = None, name: str | None = None,
+                 speculation: Late | None = DEFAULT_LATE, name: str | None = None,
                  **options: float) -> None:
         if dhsa not in ("pi", "pd", None):
             raise ConfigError(f"DHSA {dhsa!r}: expected pi, pd or none")
@@ -69,7 +70,7 @@ class DynamicMR(HadoopMRv1):
         if kill_factor <= 1 or max_prescheduled < 0:
             raise ConfigError("the straggler kill factor must exceed 1 and the prescheduling "
                               "limit be ≥ 0")
-        super().__init__(order, speculation=speculation or Late(), name=name,
+        super().__init__(order, speculation=speculation, name=name,
                          **options)  # type: ignore[arg-type]
         self.dhsa = dhsa
         self.borrow = (borrow_map, borrow_reduce)  # by the side lending
@@ -133,7 +134,7 @@ class DynamicMR(HadoopMRv1):
                     pick = self.pick(node, side, kind)
                     if pick is not None:
                         return pick
-            if side == MAP_SIDE and self.prescheduling and budget < self.unit[MAP]:
+            if side == MAP_SIDE and self.prescheduling and budget <= 0:
                 pick = self._preschedule(node, self.jobs(MAP))
                 if pick is not None:
                     return pick
@@ -173,15 +174,22 @@ class DynamicMR(HadoopMRv1):
         return None
 
     def _pool_groups(self) -> list[list[int]]:
-        """Jobs grouped by pool, pools by total running tasks over weight (FIFO: one job each,
-        in submission order)."""
+        """Jobs grouped by pool, pools below their min share first, then by total running tasks
+        over weight (FIFO: one job each, in submission order)."""
         if self.order == "fifo":
             return [[j] for j in self.active]
         groups: dict[int, list[int]] = {}
         for j in self.active:
             groups.setdefault(self.pool[j], []).append(j)
         run_m, run_r = self.pool_running[MAP], self.pool_running[REDUCE]
-        return [groups[p] for p in sorted(groups, key=lambda p: (run_m[p] + run_r[p], p))]
+
+        def key(p: int) -> tuple[int, float, int]:  # "distance below min and fair share"
+            running, floor = run_m[p] + run_r[p], self.pool_min[p]
+            if running < floor:
+                return 0, running / floor, p
+            return 1, running / self.pool_weight[p], p
+
+        return [groups[p] for p in sorted(groups, key=key)]
 
     def _within(self, jobs: list[int], kind: int) -> list[int]:
         if self.order == "fifo" or len(jobs) == 1:

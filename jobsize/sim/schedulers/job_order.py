@@ -49,14 +49,15 @@ def mk_jr(tm: Sequence[float], tr: Sequence[float]) -> list[int]:
 
 def mk_tct_jr(tm: Sequence[float], tr: Sequence[float]) -> list[int]:
     """Algorithm 2 (MK_TCT_JR): jobs no longer than the geometric mean of ``T_i = T_i^M +
-    T_i^R`` first, then the rest; Johnson's rule inside each group."""
+    T_i^R`` first, then the rest; Johnson's rule inside each group. (Jobs with ``T_i = 0``
+    are left out of the mean and go with the small ones.)"""
     tm, tr = np.asarray(tm, float), np.asarray(tr, float)
     total = tm + tr
-    if len(total) == 0:
-        return []
-    if (total <= 0).any():
-        raise ConfigError("MK_TCT_JR needs every job's T_i > 0 (a geometric mean)")
-    gmean = float(np.exp(np.mean(np.log(total))))
+    positive = total[total > 0]
+    if len(positive) == 0:
+        return list(range(len(total)))
+    # jobs of no work (T_i = 0) have no logarithm: they are small whatever the mean
+    gmean = float(np.exp(np.mean(np.log(positive))))
     order: list[int] = []
     for group in (np.flatnonzero(total <= gmean), np.flatnonzero(total > gmean)):
         order += group[mk_jr(tm[group], tr[group])].tolist()

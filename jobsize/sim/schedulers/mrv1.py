@@ -3,8 +3,10 @@
 What a TaskTracker's heartbeat gets, in Hadoop 1.2.1 (the thesis's testbed):
 
 - **job order**: ``"fifo"`` (JobQueueTaskScheduler: submission order) or ``"fair"`` (the Fair
-  Scheduler, HFS: pools — the jobs' ``queue`` — by running tasks of the phase over their
-  weight, and inside a pool jobs by running tasks over their ``weight``; each phase separately);
+  Scheduler, HFS: pools — the jobs' ``queue`` — below their min share first, then by running
+  tasks of the phase over their weight, and inside a pool jobs by running tasks over their
+  ``weight``; each phase separately; ``pools`` maps a pool to (min share, weight), default
+  (0, 1));
 - **load balancing** (CapBasedLoadManager): a node uses at most ``⌈min(LF, 1) · slots⌉`` of its
   map (reduce) slots, where the load factor LF is the pending plus running maps (reduces) of all
   jobs over the cluster's map (reduce) slots — tasks spread over the nodes instead of filling
@@ -47,9 +49,14 @@ class HadoopMRv1(Policy):
 
     def __init__(self, order: str = "fair", *, speculation: Late | None = None,
                  locality_delay_s: float = 4.5, heartbeat_s: float = 3.0,
+                 pools: dict[str, tuple[float, float]] | None = None,
                  name: str | None = None) -> None:
         if order not in ("fair", "fifo"):
             raise ConfigError(f"MRv1 job order {order!r}: expected fair or fifo")
+        for pool, (share, weight) in (pools or {}).items():
+            if share < 0 or weight <= 0:
+                raise ConfigError(f"pool {pool!r}: min share must be ≥ 0 and weight > 0")
+        self.pool_specs = dict(pools or {})
         if locality_delay_s < 0 or heartbeat_s <= 0:
             raise ConfigError("the locality delay must be ≥ 0 s and the heartbeat > 0 s")
         self.order = order
@@ -77,6 +84,9 @@ class HadoopMRv1(Policy):
         names = list(dict.fromkeys(pools))
         self.pool = [names.index(p) for p in pools]
         self.n_pools = len(names)
+        spec = [self.pool_specs.get(p, (0.0, 1.0)) for p in names]
+        self.pool_min = [float(m) for m, _ in spec]
+        self.pool_weight = [float(w) for _, w in spec]
         self.weight = sim.jobs["weight"].to_numpy(float).tolist()
         self.active: dict[int, None] = {}  # submitted, unfinished, in submission order
         self.demand = [0, 0, 0]  # by kind: pending + running tasks (not attempts)
@@ -197,9 +207,10 @@ class HadoopMRv1(Policy):
         return None
 
     def fits(self, node: int, side: int, kind: int, budget: int) -> bool:
-        unit = self.unit[kind]
+        """The load manager leaves room (as Hadoop's ``running < available`` — a task of a
+        heavier weight may pass the line by part of a slot) and the side has the units."""
         free = self.sim.free0 if side == MAP_SIDE else self.sim.free1
-        return budget >= unit and free[node] >= unit
+        return budget > 0 and free[node] >= self.unit[kind]
 
     def shape(self, side: int, kind: int) -> tuple[int, int]:
         return (self.unit[kind], 0) if side == MAP_SIDE else (0, self.unit[kind])
@@ -214,9 +225,17 @@ class HadoopMRv1(Policy):
             return jobs
         run, w = self.job_running[kind], self.weight
         if pool is None and self.n_pools > 1:
-            prun = self.pool_running[kind]
-            return sorted(jobs, key=lambda j: (prun[self.pool[j]], self.pool[j], run[j] / w[j], j))
+            return sorted(jobs, key=lambda j: (*self.pool_key(self.pool[j], kind), self.pool[j],
+                                               run[j] / w[j], j))
         return sorted(jobs, key=lambda j: (run[j] / w[j], j))
+
+    def pool_key(self, pool: int, kind: int) -> tuple[int, float]:
+        """HFS's pool order in a phase: pools below their min share first (least served
+        relative to it), then by running tasks over weight."""
+        running, floor = self.pool_running[kind][pool], self.pool_min[pool]
+        if running < floor:
+            return 0, running / floor
+        return 1, running / self.pool_weight[pool]
 
     def pending(self, j: int, kind: int) -> int:
         sim = self.sim
