@@ -226,24 +226,20 @@ def report(result: Result, command: str) -> str:
     w("- reduces start when all maps of their job are done (slow-start 1.0, §3.3.1's model)\n")
     w("- speedup = the baseline's makespan (or total completion time) ÷ the order's; the mean "
       "over seeds\n\n")
-    tb = result.testbed
-    w("## Offline, testbed workloads (Fig 3.4)\n\n")
-    w(f"Jobs drawn from Table 3.2, all at 0; seeds {sorted(set(tb.seed))}.\n\n")
-    w("Makespan speedup over the unoptimised (reverse Johnson) order:\n\n")
-    w(table(speedups(tb, "unoptimised", "makespan_s")))
-    w("\nTotal completion time speedup over the unoptimised order:\n\n")
-    w(table(speedups(tb, "unoptimised", "total_completion_s")))
-    w("\nMakespan speedup over the arrival order (not in the thesis):\n\n")
-    w(table(speedups(tb, "arrival", "makespan_s")))
-    fb = result.facebook
-    w("\n## Offline, synthetic Facebook workloads (Fig 3.5)\n\n")
-    w(f"Table 3.3's SW, seeds {sorted(set(fb.seed))}.\n\n")
-    w("Makespan speedup over the unoptimised order:\n\n")
-    w(table(speedups(fb, "unoptimised", "makespan_s")))
-    w("\nTotal completion time speedup over the unoptimised order:\n\n")
-    w(table(speedups(fb, "unoptimised", "total_completion_s")))
+    for title, frame, note, bases in (
+            ("Offline, testbed workloads (Fig 3.4)", result.testbed,
+             "Jobs drawn from Table 3.2, all at 0", ("unoptimised", "arrival")),
+            ("Offline, synthetic Facebook workloads (Fig 3.5)", result.facebook,
+             "Table 3.3's SW", ("unoptimised",))):
+        w(f"## {title}\n\n{note}; seeds {sorted(set(frame.seed))}.\n\n")
+        for base in bases:
+            for metric, label in (("makespan_s", "Makespan"),
+                                  ("total_completion_s", "Total completion time")):
+                w(f"{label} speedup over the {base} order"
+                  f"{' (reverse Johnson)' if base == 'unoptimised' else ' (not in the thesis)'}"
+                  ":\n\n" + table(speedups(frame, base, metric)) + "\n")
     on = result.online
-    w("\n## Online (Table 3.4, Fig 3.9)\n\n")
+    w("## Online (Table 3.4, Fig 3.9)\n\n")
     w("PITCT = FIFO's total completion time ÷ MROrder's − 1 (%); TP-ATI Δt = 10 s, TP-FTI "
       "Δt = 230 s, both ordering for the total completion time (SIM up to 7 jobs, else TCT).\n\n")
     pit = _online_table(on)

@@ -128,17 +128,15 @@ class DynamicMR(HadoopMRv1):
     def choose(self, node: int) -> Launch | None:
         if self.dhsa == "pd":
             return self._choose_pd(node)
-        for side, kinds, budget in self.plan(node):
-            for kind in kinds:
-                if self.fits(node, side, kind, budget):
-                    pick = self.pick(node, side, kind)
-                    if pick is not None:
-                        return pick
-            if side == MAP_SIDE and self.prescheduling and budget <= 0:
-                pick = self._preschedule(node, self.jobs(MAP))
-                if pick is not None:
-                    return pick
-        return None
+        return super().choose(node)
+
+    def fill_side(self, node: int, side: int, kinds: tuple[int, ...], budget: int
+                  ) -> Launch | None:
+        """PI-DHSA's side, then Slot PreScheduling when the map side has no allowable slot."""
+        pick = super().fill_side(node, side, kinds, budget)
+        if pick is None and side == MAP_SIDE and self.prescheduling and budget <= 0:
+            pick = self._preschedule(node, self.jobs(MAP))
+        return pick
 
     def _choose_pd(self, node: int) -> Launch | None:
         """Algorithm 7 (PD-DHSA), with Slot PreScheduling's P1-P3 (Fig 4.8)."""

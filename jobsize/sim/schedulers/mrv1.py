@@ -199,11 +199,19 @@ class HadoopMRv1(Policy):
 
     def choose(self, node: int) -> Launch | None:
         for side, kinds, budget in self.plan(node):
-            for kind in kinds:
-                if self.fits(node, side, kind, budget):
-                    pick = self.pick(node, side, kind)
-                    if pick is not None:
-                        return pick
+            pick = self.fill_side(node, side, kinds, budget)
+            if pick is not None:
+                return pick
+        return None
+
+    def fill_side(self, node: int, side: int, kinds: tuple[int, ...], budget: int
+                  ) -> Launch | None:
+        """A task for an idle slot of ``side``: of the first of ``kinds`` that has one."""
+        for kind in kinds:
+            if self.fits(node, side, kind, budget):
+                pick = self.pick(node, side, kind)
+                if pick is not None:
+                    return pick
         return None
 
     def fits(self, node: int, side: int, kind: int, budget: int) -> bool:
