@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 from common import best_of, row
-from jobsize.models.design import design_matrix, variables
+from jobsize.models.design import design_matrix, input_columns
 from jobsize.models.synthetic import linear_trace
 
 from jobsize.predictor import SizePredictor, predict
@@ -96,7 +96,8 @@ def main() -> None:
     row("observe + re-solve both models", resolve_us, "µs/job", base_refit, "lstsq refit of 10k")
 
     # one prediction
-    cols = {p: [v.column for v in variables(p, "probe")] for p in ("SE_m", "SE_r")}
+    cols = {p: [c for c in input_columns(p, "probe", "paper") if c != "probe_fraction"]
+            for p in ("SE_m", "SE_r")}
     coef_m, coef_r = est.model_.se_m.coef, est.model_.se_r.coef
     probe_jobs = [j for j in jobs if not j["uberized"]][:10_000]
 

@@ -36,13 +36,20 @@ import fastavro
 import pandas as pd
 from jobsize.collectors.avro_json import AvroJsonDecoder, AvroJsonError
 from jobsize.collectors.conf import conf_int, container_sizes, read_conf
-from jobsize.collectors.counters import Counters, merge, record_columns
+from jobsize.collectors.counter_columns import Counters, merge, record_columns
+from jobsize.collectors.probe_join import (
+    JoinReport,
+    Probe,
+    find_probe,
+    join_probes,
+    probe_identity,
+)
 
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS, records, tasks_frame
 
-__all__ = ["JobHistory", "collect_jhist", "find_jhist", "parse_jhist", "read_conf",
-           "read_jhist"]
+__all__ = ["HistoryTrace", "JobHistory", "collect_jhist", "find_jhist", "parse_jhist",
+           "read_conf", "read_jhist"]
 
 JSON_MAGIC = b"Avro-Json"
 BINARY_MAGIC = b"Avro-Binary"
@@ -469,15 +476,27 @@ def find_jhist(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
+@dataclass
+class HistoryTrace:
+    """What a set of history files holds: the production jobs (with their probes' columns
+    joined), their attempt rows, the probe jobs and what the join did."""
+
+    jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    probes: list[Probe]
+    report: JoinReport
+
+
 def collect_jhist(
     paths: Iterable[str | os.PathLike[str]],
     *,
     advance: Callable[..., None] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> HistoryTrace:
     """Job records and task-attempt rows of the ``.jhist`` files under ``paths``.
 
     A job found twice keeps its complete history over an incomplete one, else the first.
-    ``advance()`` is called once per file read (for a progress bar).
+    Probe jobs are joined to the jobs they probed (:mod:`jobsize.collectors.probe_join`) and
+    are not among the jobs. ``advance()`` is called once per file read (for a progress bar).
     """
     histories: dict[str, JobHistory] = {}
     for path in find_jhist(paths):
@@ -487,6 +506,15 @@ def collect_jhist(
             histories[job_id] = history
         if advance is not None:
             advance()
-    jobs = records((h.record for h in histories.values()), source="jhist")
-    tasks = tasks_frame((row for h in histories.values() for row in h.tasks), source="jhist")
-    return jobs, tasks
+    production, probes, identities = [], [], {}
+    for job_id, history in histories.items():
+        probe = find_probe(history.record, history.conf, source=f"{job_id}_conf.xml")
+        if probe is None:
+            production.append(history)
+            identities[job_id] = probe_identity(history.conf)
+        else:
+            probes.append(probe)
+    jobs = records((h.record for h in production), source="jhist")
+    tasks = tasks_frame((row for h in production for row in h.tasks), source="jhist")
+    joined = join_probes(jobs, probes, identities)
+    return HistoryTrace(joined.jobs, tasks, joined.probes, joined.report)

@@ -30,7 +30,15 @@ from typing import Any
 
 import pandas as pd
 from jobsize.collectors.conf import container_sizes
-from jobsize.collectors.counters import Counters, record_columns
+from jobsize.collectors.counter_columns import Counters, record_columns
+from jobsize.collectors.probe_join import (
+    Probe,
+    find_probe,
+    join_probes,
+    probe_identity,
+    read_probes,
+    write_probes,
+)
 from jobsize.collectors.rest import HttpOptions, JsonView, RestClient
 
 from jobsize.errors import ConfigError, JobsizeError
@@ -68,6 +76,17 @@ class JobFilter:
                  "finishedTimeBegin": self.finished_begin_ms,
                  "finishedTimeEnd": self.finished_end_ms, "limit": self.limit}
         return {k: v for k, v in pairs.items() if v is not None}
+
+
+@dataclass
+class CollectedJob:
+    """One finished job: its record and attempt rows, and the probe it is (None: a production
+    job, which may carry a probe identity)."""
+
+    record: dict[str, Any]
+    rows: list[dict[str, Any]]
+    probe: Probe | None = None
+    identity: str | None = None
 
 
 @dataclass
@@ -131,13 +150,14 @@ class HistoryServer:
         doc = self._get(f"jobs/{job_id}/tasks/{task_id}/attempts")
         return doc.get("taskAttempts").items("taskAttempt")
 
-    def collect_job(self, job_id: str, *, attempts: bool = True
-                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The record of one finished job and its attempt rows (empty without attempts)."""
+    def collect_job(self, job_id: str, *, attempts: bool = True) -> CollectedJob:
+        """The record of one finished job and its attempt rows (empty without attempts); for a
+        probe job, the probe (:mod:`jobsize.collectors.probe_join`)."""
         job = self.job(job_id)
         counters = self.counters(job_id)
         conf = self.conf(job_id)
-        sizes = container_sizes(conf, source=self.client.url(API + f"jobs/{job_id}/conf"))
+        conf_url = self.client.url(API + f"jobs/{job_id}/conf")
+        sizes = container_sizes(conf, source=conf_url)
         state = job.str("state")
         record: dict[str, Any] = {
             "job_id": job.str("id"), "job_name": job.str("name", required=False),
@@ -158,7 +178,8 @@ class HistoryServer:
             record.update(_times(rows))
         else:
             record.update(_average_times(job))
-        return record, rows
+        probe = find_probe(record, conf, source=conf_url)
+        return CollectedJob(record, rows, probe, probe_identity(conf))
 
     def _attempt_rows(self, job_id: str, sizes: dict[str, int]) -> list[dict[str, Any]]:
         rows = []
@@ -214,17 +235,26 @@ def _average_times(job: JsonView) -> dict[str, int | None]:
 
 @dataclass
 class CollectResult:
-    """What a collection run did: jobs written, skipped (already there) and failed (by id)."""
+    """What a collection run did: jobs written, skipped (already there) and failed (by id);
+    probe jobs fetched, joined to their jobs, and not joined (every probe in the trace's probe
+    table still without a job, with the reason)."""
 
     output: Path
     listed: int = 0
     collected: int = 0
     skipped: int = 0
     failed: dict[str, str] = field(default_factory=dict)
+    probes: int = 0
+    probes_joined: int = 0
+    probes_unjoined: dict[str, str] = field(default_factory=dict)
 
 
 class _Trace:
-    """The output trace and its task table, extended and rewritten atomically."""
+    """The output trace, its task table and its probe table, extended and rewritten atomically.
+
+    Probes are kept in the probe table, joined or not, so that a later run neither fetches them
+    again nor loses one whose job it has not seen yet.
+    """
 
     def __init__(self, output: Path) -> None:
         self.output = output
@@ -232,6 +262,12 @@ class _Trace:
         self.tasks: list[pd.DataFrame] = []
         self.new_jobs: list[dict[str, Any]] = []
         self.new_tasks: list[dict[str, Any]] = []
+        self.identities: dict[str, str | None] = {}
+        self.probes: list[Probe] = read_probes(output)
+        self.new_probes = 0
+        self.dirty = not output.exists()
+        self.joined = 0
+        self.unjoined: dict[str, str] = {}
         if output.exists():
             self.jobs.append(read_trace(output))
             task_file = tasks_path(output)
@@ -239,30 +275,45 @@ class _Trace:
                 self.tasks.append(read_trace(task_file, columns=TASK_COLUMNS))
 
     def known_ids(self) -> set[str]:
-        return {str(i) for frame in self.jobs for i in frame["job_id"].dropna()}
+        jobs = {str(i) for frame in self.jobs for i in frame["job_id"].dropna()}
+        return jobs | {p.job_id for p in self.probes}
 
     def latest_finish_ms(self) -> int | None:
         values = [frame["finish_time_ms"].max() for frame in self.jobs if len(frame)]
         values = [int(v) for v in values if not pd.isna(v)]
         return max(values) if values else None
 
-    def add(self, record: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-        self.new_jobs.append(record)
-        self.new_tasks.extend(rows)
+    def add(self, job: CollectedJob) -> None:
+        if job.probe is not None:
+            self.probes.append(job.probe)
+            self.new_probes += 1
+        else:
+            self.new_jobs.append(job.record)
+            self.new_tasks.extend(job.rows)
+            self.identities[str(job.record["job_id"])] = job.identity
+        self.dirty = True
 
     def save(self) -> None:
-        if not self.new_jobs and self.output.exists():
-            return
+        """Join the probes not joined yet; rewrite the tables if anything changed."""
         if self.new_jobs:
             self.jobs.append(records(self.new_jobs, source=self.output))
             self.tasks.append(tasks_frame(self.new_tasks, source=self.output))
             self.new_jobs, self.new_tasks = [], []
-        jobs = _concat(self.jobs, JOB_COLUMNS)
+        joined = join_probes(_concat(self.jobs, JOB_COLUMNS), self.probes, self.identities)
+        jobs = joined.jobs
         tasks = _concat(self.tasks, TASK_COLUMNS)
-        self.jobs, self.tasks = [jobs], [tasks]
-        # Tasks first: a job id in the trace always has its attempt rows saved.
+        self.jobs, self.tasks, self.probes = [jobs], [tasks], joined.probes
+        self.joined += joined.report.joined
+        self.unjoined = joined.report.unjoined
+        if not (self.dirty or joined.report.joined):
+            return
+        self.dirty = False
+        # Tasks first: a job id in the trace always has its attempt rows saved; probes last,
+        # so a probe marked joined always has its job's columns saved.
         write_trace(tasks, tasks_path(self.output), columns=TASK_COLUMNS)
         write_trace(jobs, self.output)
+        if self.probes:
+            write_probes(self.probes, self.output)
 
 
 def _concat(frames: list[pd.DataFrame], columns: tuple) -> pd.DataFrame:
@@ -309,6 +360,8 @@ def collect_jhs(
         _fetch_all(server, todo, trace, result, attempts, workers, checkpoint, advance)
     finally:
         trace.save()
+        result.probes, result.probes_joined = trace.new_probes, trace.joined
+        result.probes_unjoined = trace.unjoined
     return result
 
 
@@ -337,13 +390,13 @@ def _drain(running: dict[Future, str], trace: _Trace, result: CollectResult, che
     for future in done:
         job_id = running.pop(future)
         try:
-            record, rows = future.result()
+            job = future.result()
         except JobsizeError as exc:
             result.failed[job_id] = str(exc)
         else:
-            trace.add(record, rows)
-            result.collected += 1
-            if result.collected % checkpoint == 0:
+            trace.add(job)
+            result.collected += job.probe is None
+            if (result.collected + trace.new_probes) % checkpoint == 0:
                 trace.save()
         if advance is not None:
             advance()

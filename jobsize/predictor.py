@@ -31,14 +31,20 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFitted
 from sklearn.metrics import r2_score
 
 from jobsize.errors import ConfigError, InputError, ModelError
-from jobsize.models.design import check_features
-from jobsize.models.evaluation import prequential_predictions
-from jobsize.models.job import job_values
+from jobsize.models.design import check_features, check_form
+from jobsize.models.evaluation import calibrate, prequential_predictions
+from jobsize.models.job import flatten, job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.prediction import Prediction
 from jobsize.models.regression import check_level
 from jobsize.models.resources import PAPER_CLUSTER, Resources
-from jobsize.models.size_model import PREDICTION_COLUMNS, SizeModel, actual_sizes
+from jobsize.models.size_model import (
+    FORM_DEFAULT,
+    PREDICTION_COLUMNS,
+    SizeModel,
+    actual_sizes,
+    check_clock,
+)
 from jobsize.models.variance import check_method
 
 __all__ = ["PAPER_CLUSTER", "PREDICTION_COLUMNS", "NotFittedError", "Prediction", "Resources",
@@ -63,10 +69,20 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     features : "probe" or "actual"
-        ``probe``: the paper's model — probe counters scaled by eq 8. ``actual``: the job's own
+        ``probe``: probe counters scaled to the job by eq 8. ``actual``: the job's own
         counters, the upper bound on accuracy (they are only known after the job ran).
+    form : "tasks" or "paper"
+        The model's terms and eq 8's scaling (:mod:`jobsize.models.design`): per task and per
+        record (default), or exactly the paper's eq 6-8.
+    clock : "wall" or "cpu"
+        What SE measures: summed elapsed task time (the paper's) or summed task CPU time.
+    calibrate : str or None
+        Calibrate the intervals and quantiles on out-of-sample errors
+        (:func:`jobsize.models.evaluation.calibrate`): ``"auto"`` (default) leaves one job type
+        or application out at a time; a column name; ``None`` keeps the GLS intervals.
     method : "gls", "wls" or "ols"
-        Feasible GLS (default), WLS with variance ∝ mean², or OLS (:mod:`models.variance`).
+        Feasible GLS (default), WLS with variance ∝ mean², or OLS
+        (:mod:`jobsize.models.variance`).
     target : "S", "S_vcores", "SE_m" or "SE_r"
         What :meth:`predict` returns and :meth:`score` scores: S in MB·s (eq 5, memory), S in
         vcore·s, or SE_m / SE_r in seconds.
@@ -79,18 +95,25 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, features: str = "probe", method: str = "gls", target: str = "S",
-                 level: float = 0.95) -> None:
+                 level: float = 0.95, form: str = FORM_DEFAULT, clock: str = "wall",
+                 calibrate: str | None = "auto") -> None:
         self.features = features
         self.method = method
         self.target = target
         self.level = level
+        self.form = form
+        self.clock = clock
+        self.calibrate = calibrate
 
     # -- scikit-learn -------------------------------------------------------------------------
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> SizePredictor:
         """Fit eq 6 and eq 7 on the job records ``X`` (``y`` is ignored)."""
         self._check_params()
-        self.model_ = SizeModel.fit(X, self.features, self.method, self.level)
+        self.model_ = SizeModel.fit(X, self.features, self.method, self.level, form=self.form,
+                                    clock=self.clock)
+        if self.calibrate is not None:
+            calibrate(self.model_, X, groups=self.calibrate)
         self.training_ = self.model_.training
         return self
 
@@ -114,7 +137,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         if y is not None:
             return float(r2_score(np.asarray(y, dtype=float), self.predict(X),
                                   sample_weight=sample_weight))
-        actual = actual_sizes(X, self.features)
+        actual = actual_sizes(X, self.features, self.clock)
         predicted = self._model().predict_frame(X, errors="nan")[pred_col].to_numpy()
         observed = actual[actual_col].to_numpy()
         rows = actual["succeeded"].to_numpy() & np.isfinite(observed) & np.isfinite(predicted)
@@ -134,11 +157,15 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     def observe(self, record: Mapping[str, Any] | pd.Series | pd.DataFrame) -> SizePredictor:
         """Learn from finished job(s) online: O(p²) each, equal to a refit over all of them.
 
-        ``record`` is one job (a mapping or Series keyed by column names or Hadoop's names) or a
-        DataFrame of jobs, taken in row order. The variance model stays as ``fit`` estimated it.
+        ``record`` is one job (a mapping or Series keyed by column names or Hadoop's names, or a
+        job document as ``jobsize probe`` prints it) or a DataFrame of jobs, taken in row order.
+        The variance model stays as ``fit`` estimated it. A successful job the model cannot
+        learn from raises InputError naming what is missing; jobs that did not succeed are
+        skipped.
         """
         model = self._model()
         for job in _mappings(record):
+            job = flatten(job)
             model.observe(job_values(job), job, job.get("state"))
         return self
 
@@ -151,7 +178,8 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         """A fitted SizePredictor from a model file (ModelFileError if damaged or foreign)."""
         model = load_model(path)
         est = cls(features=model.features, method=model.method, target=target,
-                  level=model.level)
+                  level=model.level, form=model.form, clock=model.clock,
+                  calibrate="auto" if model.calibration else None)
         est.model_ = model
         est.training_ = model.training
         return est
@@ -169,6 +197,8 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         check_features(self.features)
         check_method(self.method)
         check_level(self.level)
+        check_form(self.form)
+        check_clock(self.clock)
         if self.target not in TARGETS:
             raise ConfigError(f"unknown target {self.target!r}; expected one of "
                               f"{', '.join(TARGETS)}")
@@ -240,10 +270,13 @@ def predict(
     ``model``: a fitted :class:`SizePredictor` or the path of a model file (parsed once, reread
     when it changes). ``job``: a mapping of job conf values and the job's probe record, keyed by
     job-record column names or Hadoop's names (``mapreduce.job.maps``,
-    ``mapreduce.map.memory.mb``, ...); or a one-row record (Series or one-row DataFrame). It needs
-    ``n_maps`` and ``n_reduces``, the inputs of eq 6 (and of eq 7 if it has reduces) for the
-    model's feature set, and for the uber decision ``map_input_bytes`` (or ``uberized``).
-    Container sizes default to Hadoop's (1024 MB / 1 vcore; AM 1536 MB / 1 vcore).
+    ``mapreduce.map.memory.mb``, ...), flat or with values nested in ``"conf"``, ``"job"`` and
+    ``"probe"`` objects (the document ``jobsize probe`` prints is accepted as is); or a one-row
+    record (Series or one-row DataFrame). It needs ``n_maps`` and ``n_reduces``, the inputs of
+    eq 6 (and of eq 7 if it has reduces) for the model's feature set, and for the uber decision
+    ``map_input_bytes`` and the job's uber-mode settings (or ``uberized``). Container sizes
+    default to Hadoop's (1024 MB / 1 vcore; AM 1536 MB / 1 vcore). The job's name (or
+    ``mapreduce.job.name``) lets a recurring application's correction apply.
 
     ``cluster``: total cluster resources CR (memory MB, vcores) for minE and APB; default the
     paper's cluster, 8 nodes × 8 GB × 8 vcores = (65536 MB, 64 vcores).
@@ -254,4 +287,5 @@ def predict(
         if len(jobs) != 1:
             raise InputError(f"expected one job, got {len(jobs)} rows")
         job = jobs[0]
+    job = flatten(job)
     return m.predict_one(job_values(job), job, _cluster(cluster))

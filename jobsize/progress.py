@@ -106,10 +106,12 @@ class _ProgressLog:
     def _line(self) -> None:
         self._lines += 1
         elapsed = time.monotonic() - self.start
-        text = f"{self.description}: {self.done:g}"
+        text = f"{self.description}: "
         if self.total:
-            text += f"/{self.total:g} ({100 * self.done / self.total:.0f}%)"
-        text += f", {elapsed:.0f} s elapsed"
+            text += f"{self.done:g}/{self.total:g} ({100 * self.done / self.total:.0f}%), "
+        elif self.done:  # work without a count (a probe, a listing) shows only its time
+            text += f"{self.done:g}, "
+        text += f"{elapsed:.0f} s elapsed"
         if self.total and 0 < self.done < self.total:
             text += f", eta {elapsed * (self.total - self.done) / self.done:.0f} s"
         print(text, file=self.stream, flush=True)

@@ -1,9 +1,9 @@
 """The job record: one row per MapReduce job, the table every jobsize package exchanges.
 
-Column names follow DESIGN.md §2 and carry their unit (``_ms``, ``_bytes``, ``_mb``); where
-Hadoop has a name for the quantity (a counter, a configuration key, a history field) the column
-records it in :attr:`Column.hadoop`. Traces are parquet files written atomically; readers
-validate them and name the missing or mistyped column.
+Column names carry their unit (``_ms``, ``_bytes``, ``_mb``); where Hadoop has a name for the
+quantity (a counter, a configuration key, a history field) the column records it in
+:attr:`Column.hadoop`. Traces are parquet files written atomically; readers validate them and name
+the missing or mistyped column.
 
 A second, optional table holds one row per task attempt (:data:`TASK_COLUMNS`): the recorded
 durations that simulator workloads replay (Rumen, SLS, local runs).
@@ -35,8 +35,24 @@ _META_KEY = b"jobsize"
 FUNCTION_TIME_GROUP = "jobsize"
 MAP_FUNCTION_COUNTER = "MAP_FUNCTION_MILLIS"
 REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
+#: Time inside the combiner (the local engine reports it; Hadoop's counters have no such time).
+COMBINE_FUNCTION_COUNTER = "COMBINE_FUNCTION_MILLIS"
+#: Distinct keys of one map task's output, reported by the probe's maps on the local engine.
+MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
+
+#: A probing job carries its production job's identity in its configuration, so that a
+#: cluster's history can be joined back: the job name ``jobsize probe: <job name>`` and these
+#: properties. ``jobsize.probe.id`` is set on the probe *and* on the production job
+#: (``-D jobsize.probe.id=...``); the others only on the probe.
+PROBE_NAME_PREFIX = "jobsize probe: "
+PROBE_ID_KEY = "jobsize.probe.id"
+PROBE_FOR_KEY = "jobsize.probe.for"  # the production job's name
+PROBE_FRACTION_KEY = "jobsize.probe.fraction"  # f_p of the sample
+PROBE_INPUT_BYTES_KEY = "jobsize.probe.input.bytes"  # bytes in the sample
+PROBE_MAPS_KEY = "jobsize.probe.n_maps"  # the production job's N_m
+PROBE_REDUCES_KEY = "jobsize.probe.n_reduces"  # and N_r
 
 
 @dataclass(frozen=True)
@@ -58,7 +74,8 @@ _TC = "org.apache.hadoop.mapreduce.TaskCounter"
 _FIC = "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter"
 _FOC = "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"
 
-#: The job record (DESIGN.md §2), in display order.
+#: The job record, in display order: identity, times, shape, containers, counters, actual
+#: times, probe.
 JOB_COLUMNS: tuple[Column, ...] = (
     # identity
     _c("job_id", "string", "", "Hadoop job id, e.g. job_1329348432655_0001", "jobid"),
@@ -102,6 +119,10 @@ JOB_COLUMNS: tuple[Column, ...] = (
        f"{_FOC}.BYTES_WRITTEN"),
     _c("reduce_output_records", "Int64", "records", "reduce output records",
        f"{_TC}.REDUCE_OUTPUT_RECORDS"),
+    _c("combine_input_records", "Int64", "records", "CIR: records into the combiner (0: none)",
+       f"{_TC}.COMBINE_INPUT_RECORDS"),
+    _c("combine_output_records", "Int64", "records", "records out of the combiner",
+       f"{_TC}.COMBINE_OUTPUT_RECORDS"),
     # actual time
     _c("map_time_ms", "Int64", "ms", "SE_m: summed elapsed time of successful map attempts"),
     _c("reduce_time_ms", "Int64", "ms", "SE_r: summed elapsed time of successful reduce attempts"),
@@ -111,6 +132,12 @@ JOB_COLUMNS: tuple[Column, ...] = (
        f"{FUNCTION_TIME_GROUP}.{MAP_FUNCTION_COUNTER}"),
     _c("reduce_function_ms", "Float64", "ms", "RFE: time inside the reduce function",
        f"{FUNCTION_TIME_GROUP}.{REDUCE_FUNCTION_COUNTER}"),
+    _c("combine_function_ms", "Float64", "ms", "CFE: time inside the combiner",
+       f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_COUNTER}"),
+    _c("map_cpu_ms", "Int64", "ms", "CPU time of successful map attempts",
+       f"map:{_TC}.CPU_MILLISECONDS"),
+    _c("reduce_cpu_ms", "Int64", "ms", "CPU time of successful reduce attempts",
+       f"reduce:{_TC}.CPU_MILLISECONDS"),
     # probe (null for jobs never probed)
     _c("probe_fraction", "Float64", "fraction", "f_p: sampled bytes / total input bytes"),
     _c("probe_input_bytes", "Int64", "bytes", "bytes the probe read"),
@@ -121,6 +148,40 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("probe_reduce_input_records", "Int64", "records", "RIR of the probe"),
     _c("probe_reduce_output_bytes", "Int64", "bytes", "RO of the probe"),
     _c("probe_wall_ms", "Float64", "ms", "wall time of the whole probe"),
+    # the split probe (two map tasks and two reduce tasks over uneven parts of the sample):
+    # what is paid per task, and how outputs grow with a task's input; null for a probe of one
+    # map and one reduce (eq 8 then scales every probe counter by 1 / f_p)
+    _c("probe_map_tasks", "Int64", "tasks", "k_m: map tasks of the probe"),
+    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe (its empty "
+       "one included)"),
+    _c("probe_map_processes", "Int64", "processes", "mapper processes the probe's maps ran "
+       "(one per input file in each map, and the empty map's; a job's map reads one file, so "
+       "runs one)"),
+    _c("probe_map_split", "Float64", "fraction", "share of the sample's bytes in the smaller "
+       "probe map task"),
+    _c("probe_reduce_split", "Float64", "fraction", "share of the probe's reduce input "
+       "records in the smaller probe reduce task"),
+    _c("probe_map_function_fixed_ms", "Float64", "ms",
+       "MFE paid by each mapper process whatever its input (start-up): a of "
+       "MFE = a·processes + b·bytes"),
+    _c("probe_reduce_function_fixed_ms", "Float64", "ms",
+       "RFE paid by each reduce task whatever its input: a of RFE = a + b·records"),
+    _c("probe_map_output_exponent", "Float64", "",
+       "β of a map task's output records ∝ (its input bytes)^β: 1 grows with the input, "
+       "0 is a fixed-size output (in-map top-k)"),
+    _c("probe_reduce_input_exponent", "Float64", "",
+       "β of the records a map task sends to the reduces ∝ (its input bytes)^β: below 1 "
+       "when a combiner saturates"),
+    _c("probe_key_exponent", "Float64", "",
+       "δ of the distinct keys in a map task's output ∝ (its input bytes)^δ (Heaps' law): 1 "
+       "for unique keys, 0 for a fixed key set (centroids, top-k)"),
+    _c("probe_reduce_input_groups", "Int64", "records", "reduce input groups (distinct keys) "
+       "of the probe"),
+    _c("probe_map_cpu_ms", "Float64", "ms", "CPU time of the probe's map tasks (stands in "
+       "for MFE where no timing wrapper reported it)"),
+    _c("probe_reduce_cpu_ms", "Float64", "ms", "CPU time of the probe's reduce tasks"),
+    _c("probe_combine_function_ms", "Float64", "ms", "CFE of the probe"),
+    _c("probe_combine_input_records", "Int64", "records", "CIR of the probe"),
 )
 
 #: One row per task attempt: recorded durations for simulator workloads.
@@ -144,7 +205,7 @@ TASK_SCHEMA: dict[str, Column] = {c.name: c for c in TASK_COLUMNS}
 #: Prediction targets of eq 6 and eq 7.
 TARGETS: dict[str, str] = {"SE_m": "map_time_ms", "SE_r": "reduce_time_ms"}
 
-#: Record columns each model reads, by feature set (DESIGN.md §3). ``probe`` is the paper's
+#: Record columns each model (eq 6, eq 7) reads, by feature set. ``probe`` is the paper's
 #: model (probe features scaled by eq 8, so ``probe_fraction`` is needed); ``actual`` uses the
 #: job's own counters and is the upper bound on accuracy. SE_r also takes SE_m (eq 7's b7 term).
 MODEL_INPUTS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -350,39 +411,13 @@ def tasks_path(trace: str | os.PathLike[str]) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
-# Hadoop's uber-mode rule
-
-#: Hadoop's defaults for the uber decision (mapred-default.xml); maxbytes defaults to the HDFS
-#: block size — 64 MB on the paper's cluster.
-UBER_DEFAULTS: dict[str, int] = {
-    "mapreduce.job.ubertask.maxmaps": 9,
-    "mapreduce.job.ubertask.maxreduces": 1,
-    "mapreduce.job.ubertask.maxbytes": 64 * 1024 * 1024,
-}
+# Hadoop's uber-mode rule (kept here for the readers that import it from the schema)
 
 
 def uber_eligible(
     n_maps: int, n_reduces: int, input_bytes: int, conf: Mapping[str, object] | None = None
 ) -> bool:
-    """Whether MapReduce would run a job in uber mode (inside its AM container).
+    """Whether MapReduce would run a job in uber mode: :func:`jobsize.ubermode.is_uber`."""
+    from jobsize.ubermode import is_uber
 
-    Hadoop's criteria: ``mapreduce.job.ubertask.enable`` is true, maps ≤ ``maxmaps``, reduces ≤
-    ``maxreduces`` (at most 1) and input ≤ ``maxbytes``. Such jobs are not probed; their size
-    comes from history.
-
-    Hadoop ships with uber mode disabled; jobsize assumes the paper's setting — a cluster that
-    enables it, where "uber" is the marker of a tiny job — unless ``conf`` sets
-    ``mapreduce.job.ubertask.enable`` to false.
-    """
-    conf = conf or {}
-    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower() == "true"
-
-    def limit(key: str) -> int:
-        return int(conf.get(key, UBER_DEFAULTS[key]))  # type: ignore[call-overload]
-
-    return (
-        enabled
-        and n_maps <= limit("mapreduce.job.ubertask.maxmaps")
-        and n_reduces <= min(1, limit("mapreduce.job.ubertask.maxreduces"))
-        and input_bytes <= limit("mapreduce.job.ubertask.maxbytes")
-    )
+    return is_uber(n_maps, n_reduces, input_bytes, conf)

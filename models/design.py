@@ -1,6 +1,6 @@
-"""Design matrices of the SE_m and SE_r models (paper eq 6-8, as rebuilt in DESIGN.md §3).
+"""Design matrices of the SE_m and SE_r models, in the paper's form and the per-task form.
 
-eq 6 (map phase, seven coefficients α0..α6)::
+**The paper's form** (``form="paper"``). eq 6 (map phase, seven coefficients α0..α6)::
 
     SE_m = α0 + α1·N_m + α2·MI + α3·MFE + α4·MO + α5·MOR + α6·MOR·log(MOR)
 
@@ -12,55 +12,77 @@ tasks are finished". Rebuilt from that text::
 
     SE_r = β0 + β1·N_r + β2·MO + β3·RFE + β4·RO + β5·RIR + β6·RIR·log(RIR) + β7·SE_m
 
-When SE_r is predicted, the SE_m term takes the *predicted* SE_m; when the model is fitted it
-takes the job's actual SE_m.
+with probe counters scaled by eq 8, ``P_o = P_p / f_p``.
 
-eq 8: with ``features="probe"`` the counters of the probing job scale to the whole job as
-``P_o = P_p / f_p`` (MFE, RFE, MO, MOR, RIR, RO); N_m, MI and N_r always come from the job
-itself. With ``features="actual"`` the job's own counters are used — the upper bound on what the
-probe can achieve.
+**The per-task form** (``form="tasks"``) keeps eq 6 and 7's quantities and adds terms for costs
+they have none for::
 
-Which record columns each model reads is defined once, in :data:`jobsize.schema.MODEL_INPUTS`;
-this module maps them, in order, to the symbols above. Units: times enter in seconds (MFE and RFE
-are recorded in ms), bytes in bytes, records in records. ``log`` is the natural logarithm and
-``0·log 0`` is defined as 0 (an empty output).
+    SE_m = α0 + α1·N_m + α2·MI + α3·MFE + α4·MO + α5·MOR + α6·MOR·log(MOR/N_m)
+           + α7·CIR + α8·CFE
+    SE_r = β0 + β1·N_r + β2·SB + β3·RFE + β4·RO + β5·RIR + β6·RIR·log(RIR/N_r) + β7·SE_m
+
+- each map sorts only its own output, so the sort costs ``MOR·log(MOR/N_m)`` summed over the
+  maps (and each reduce merges ``RIR/N_r`` records), not ``MOR·log(MOR)``;
+- a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
+  record-heavy job without a combiner and one with an expensive combiner look alike;
+- SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
+- the function times MFE, CFE and RFE enter with coefficient 1 (α3 = α8 = β3 = 1): a job pays
+  its functions' time as the probe measured it, scaled per task; the regression fits what the
+  framework adds to it (:data:`_FIXED`);
+- with probe features, the quantities come from eq 8 in its per-task form
+  (:mod:`jobsize.models.scaling`): per-task costs scale by N_m or N_r, fixed-size outputs do
+  not grow, what the reduces write follows the job's distinct keys.
+
+In both forms, when SE_r is predicted the SE_m term takes the *predicted* SE_m; when the model is
+fitted it takes the job's actual SE_m. Times enter in seconds, bytes in bytes, records in
+records; ``log`` is the natural logarithm and ``0·log 0`` is 0 (an empty output), as is the
+sort term of fewer than one record per task.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
+from jobsize.models import scaling
 
 from jobsize.errors import ConfigError
 from jobsize.schema import MODEL_INPUTS, TARGETS
 
 PHASES: tuple[str, ...] = ("SE_m", "SE_r")
 FEATURE_SETS: tuple[str, ...] = ("probe", "actual")
-
-#: Paper symbols of the record columns in MODEL_INPUTS[(phase, features)], in that order.
-_SYMBOLS: dict[str, tuple[str, ...]] = {
-    "SE_m": ("N_m", "MI", "MFE", "MO", "MOR"),
-    "SE_r": ("N_r", "MO", "RFE", "RO", "RIR"),
-}
-#: The quantity whose n·log n term each equation carries (the sort of map output / reduce input).
-_NLOGN: dict[str, str] = {"SE_m": "MOR", "SE_r": "RIR"}
+FORMS: tuple[str, ...] = ("tasks", "paper")
 EQUATION: dict[str, int] = {"SE_m": 6, "SE_r": 7}
 
 PROBE_FRACTION = "probe_fraction"
-_MS = 1e-3
 
+#: The terms of each equation in each form, intercept first.
+_TERMS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SE_m", "paper"): ("const", "N_m", "MI", "MFE", "MO", "MOR", "MOR·log MOR"),
+    ("SE_r", "paper"): ("const", "N_r", "MO", "RFE", "RO", "RIR", "RIR·log RIR", "SE_m"),
+    ("SE_m", "tasks"): ("const", "N_m", "MI", "MFE", "MO", "MOR", "MOR·log(MOR/N_m)",
+                        "CIR", "CFE"),
+    ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m"),
+}
 
-@dataclass(frozen=True)
-class Variable:
-    """One variable of eq 6 or 7 and the record column it is read from."""
+#: Terms whose coefficient is 1 by construction in the per-task form: a job's function times
+#: are paid as the probe measured them (scaled per task). Fitted freely they took whatever
+#: the reference workloads' mix made of them — RFE 0.01 where the reduces do little else, so
+#: a new kind whose reduce is all function time was predicted at a tenth of it; fixed, the
+#: regression learns what the framework adds on top (reading, sorting, spilling, shuffling).
+_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SE_m", "tasks"): ("MFE", "CFE"),
+    ("SE_r", "tasks"): ("RFE",),
+}
 
-    symbol: str
-    column: str
-    scaled: bool  # a probe counter, divided by f_p (eq 8)
-    factor: float  # unit conversion to the model's units (ms → s)
+#: Units of each term's *variable* (the coefficient's unit is seconds per that unit).
+TERM_UNITS: dict[str, str] = {
+    "const": "", "N_m": "tasks", "N_r": "tasks", "MI": "bytes", "MO": "bytes", "RO": "bytes",
+    "SB": "bytes", "MFE": "s", "RFE": "s", "CFE": "s", "MOR": "records", "RIR": "records",
+    "CIR": "records", "MOR·log MOR": "records", "RIR·log RIR": "records",
+    "MOR·log(MOR/N_m)": "records", "RIR·log(RIR/N_r)": "records", "SE_m": "s",
+}
 
 
 def check_phase(phase: str) -> None:
@@ -74,48 +96,55 @@ def check_features(features: str) -> None:
             f"unknown feature set {features!r}; expected one of {', '.join(FEATURE_SETS)}")
 
 
-def variables(phase: str, features: str) -> tuple[Variable, ...]:
-    """The variables of eq 6 (``"SE_m"``) or eq 7 (``"SE_r"``) for a feature set."""
+def check_form(form: str) -> None:
+    if form not in FORMS:
+        raise ConfigError(f"unknown model form {form!r}; expected one of {', '.join(FORMS)}")
+
+
+def terms(phase: str, form: str = "paper") -> tuple[str, ...]:
+    """Names of the design columns (coefficients) of eq 6 or eq 7 in ``form``."""
+    check_phase(phase)
+    check_form(form)
+    return _TERMS[(phase, form)]
+
+
+def fixed_terms(phase: str, form: str = "paper") -> tuple[str, ...]:
+    """Terms of eq 6 or 7 in ``form`` whose coefficient is 1, not fitted."""
+    return _FIXED.get((phase, form), ())
+
+
+def input_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:
+    """Record columns a prediction with this model needs (the target excluded); further
+    columns are used where known (:func:`optional_columns`). The per-task form takes function
+    times (MFE, RFE) from the timing wrapper where it reported them and from the tasks' CPU
+    time otherwise — a cluster without the wrapper records only the latter."""
     check_phase(phase)
     check_features(features)
-    columns = [c for c in MODEL_INPUTS[(phase, features)] if c != PROBE_FRACTION]
-    symbols = _SYMBOLS[phase]
-    if len(columns) != len(symbols):  # schema and equations must stay in step
-        raise AssertionError(f"MODEL_INPUTS{(phase, features)} does not match eq {EQUATION[phase]}")
-    return tuple(
-        Variable(symbol, column, scaled=column.startswith("probe_"),
-                 factor=_MS if column.endswith("_ms") else 1.0)
-        for symbol, column in zip(symbols, columns, strict=True)
-    )
+    check_form(form)
+    if form == "paper":
+        return MODEL_INPUTS[(phase, features)]
+    shape = ("n_maps", "n_reduces", "map_input_bytes")
+    if features == "probe":
+        return (*shape, *scaling.PROBE_REQUIRED[phase])
+    own = {"SE_m": ("map_output_records",),
+           "SE_r": ("reduce_output_bytes", "reduce_input_records", "map_output_bytes")}
+    return (*shape, *own[phase])
 
 
-def terms(phase: str) -> tuple[str, ...]:
-    """Names of the design columns (coefficients) of eq 6 or eq 7, intercept first."""
-    check_phase(phase)
-    nlogn = _NLOGN[phase]
-    tail = ("SE_m",) if phase == "SE_r" else ()
-    return ("const", *_SYMBOLS[phase], f"{nlogn}·log {nlogn}", *tail)
+def optional_columns(features: str, form: str) -> tuple[str, ...]:
+    """Columns the per-task form reads where they are known."""
+    if form == "paper":
+        return ()
+    if features == "probe":
+        return scaling.PROBE_OPTIONAL
+    return (*scaling.ACTUAL_OPTIONAL, "map_function_ms", "reduce_function_ms",
+            "map_output_bytes", "reduce_output_bytes")
 
 
-#: Units of each term's *variable* (the coefficient's unit is seconds per that unit).
-TERM_UNITS: dict[str, str] = {
-    "const": "", "N_m": "tasks", "N_r": "tasks", "MI": "bytes", "MO": "bytes", "RO": "bytes",
-    "MFE": "s", "RFE": "s", "MOR": "records", "RIR": "records", "MOR·log MOR": "records",
-    "RIR·log RIR": "records", "SE_m": "s",
-}
-
-
-def input_columns(phase: str, features: str) -> tuple[str, ...]:
-    """Record columns a prediction with this model reads (the target excluded)."""
-    check_phase(phase)
-    check_features(features)
-    return MODEL_INPUTS[(phase, features)]
-
-
-def training_columns(phase: str, features: str) -> tuple[str, ...]:
+def training_columns(phase: str, features: str, form: str = "paper") -> tuple[str, ...]:
     """Record columns a job needs to enter the fit of this model (inputs, target, SE_m)."""
     extra = (TARGETS["SE_m"],) if phase == "SE_r" else ()
-    return (*input_columns(phase, features), TARGETS[phase], *extra)
+    return (*input_columns(phase, features, form), TARGETS[phase], *extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,50 +159,133 @@ def xlogx(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def sorted_per_task(records: np.ndarray, tasks: np.ndarray) -> np.ndarray:
+    """``R·log(R/N)``: N tasks each sorting R/N records; 0 below one record per task."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per = records / tasks
+        return np.where(per > 1, records * np.log(np.where(per > 1, per, 1.0)), 0.0)
+
+
+def quantities(columns: Mapping[str, np.ndarray], features: str, form: str
+               ) -> dict[str, np.ndarray]:
+    """The job-level quantities (:mod:`jobsize.models.scaling`) of each job."""
+    if features == "actual":
+        q = scaling.actual(columns)
+        if form == "paper":  # eq 6/7 read the recorded map output as it is
+            q["MO"] = np.asarray(columns["map_output_bytes"], dtype=float)
+        return q
+    return scaling.probe(columns, form)
+
+
 def design_matrix(
     columns: Mapping[str, np.ndarray], phase: str, features: str,
-    se_m: np.ndarray | None = None,
+    se_m: np.ndarray | None = None, form: str = "paper",
+    q: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The n × p design matrix of eq 6 or eq 7 from float arrays keyed by column name.
+    """The n × p design matrix of eq 6 or eq 7 (in ``form``) from float arrays keyed by column.
 
     ``se_m`` (seconds) fills eq 7's SE_m column; it is required for ``"SE_r"``. Missing values
-    propagate as NaN; the caller decides which rows are usable.
+    propagate as NaN; the caller decides which rows are usable. ``q``: the jobs'
+    :func:`quantities`, when already computed (both equations read them).
     """
-    vs = variables(phase, features)
-    n = len(columns[vs[0].column])
-    fraction = columns[PROBE_FRACTION] if features == "probe" else None
-    x = np.empty((n, len(terms(phase))))
-    x[:, 0] = 1.0
-    for j, v in enumerate(vs, start=1):
-        values = columns[v.column] * v.factor
-        if v.scaled:
-            values = values / fraction
-        x[:, j] = values
-    x[:, len(vs) + 1] = xlogx(x[:, len(vs)])  # the last variable is MOR / RIR
-    if phase == "SE_r":
-        if se_m is None:
-            raise ValueError("eq 7 needs SE_m")
-        x[:, -1] = se_m
+    check_features(features)
+    names = terms(phase, form)
+    if q is None:
+        q = quantities(columns, features, form)
+    n = len(q["N_m"])
+    x = np.empty((n, len(names)))
+    for j, name in enumerate(names):
+        x[:, j] = _term(name, q, se_m, n)
     return x
 
 
+def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: int
+          ) -> np.ndarray:
+    if name == "const":
+        return np.ones(n)
+    if name == "SE_m":
+        if se_m is None:
+            raise ValueError("eq 7 needs SE_m")
+        return np.asarray(se_m, dtype=float)
+    if name == "MOR·log MOR":
+        return xlogx(q["MOR"])
+    if name == "RIR·log RIR":
+        return xlogx(q["RIR"])
+    if name == "MOR·log(MOR/N_m)":
+        return sorted_per_task(q["MOR"], q["N_m"])
+    if name == "RIR·log(RIR/N_r)":
+        return sorted_per_task(q["RIR"], q["N_r"])
+    return q[name]
+
+
 # ---------------------------------------------------------------------------------------------
-# One job: plain floats, no numpy or pandas on this path (it serves one prediction in µs)
+# One job
+
+
+def job_quantities(job: Mapping[str, float], features: str, form: str
+                   ) -> dict[str, np.ndarray]:
+    """:func:`quantities` of one job given as a mapping (both equations' columns; those eq 7
+    alone needs may be missing for a map-only job)."""
+    cols = {}
+    for name in dict.fromkeys((*input_columns("SE_m", features, form),
+                               *input_columns("SE_r", features, form),
+                               *optional_columns(features, form))):
+        if name in job:
+            cols[name] = np.array([job[name]], dtype=float)
+    return quantities(cols, features, form)
 
 
 def design_row(
-    job: Mapping[str, float], phase: str, features: str, se_m: float | None = None
+    job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
+    form: str = "paper", q: Mapping[str, np.ndarray] | None = None,
 ) -> list[float]:
-    """One row of :func:`design_matrix` from a mapping of column name → float."""
-    vs = _VARIABLES[(phase, features)]
+    """One row of :func:`design_matrix` from a mapping of column name → float; a required
+    column missing from ``job`` raises KeyError naming it. ``q``: the job's
+    :func:`job_quantities`, when already computed."""
+    if form == "paper":
+        return _paper_row(job, phase, features, se_m)
+    for name in input_columns(phase, features, form):
+        if name not in job:
+            raise KeyError(name)
+    if q is None and features == "probe":
+        return _tasks_row(scaling.probe_one(job), phase, se_m)
+    if q is None:
+        q = job_quantities(job, features, form)
+    se = None if se_m is None else np.array([se_m])
+    return design_matrix({}, phase, features, se, form, q)[0].tolist()
+
+
+def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None) -> list[float]:
+    """:func:`design_matrix`'s row in the per-task form from one job's float quantities."""
+    row = []
+    for name in terms(phase, "tasks"):
+        if name == "const":
+            row.append(1.0)
+        elif name == "SE_m":
+            if se_m is None:
+                raise ValueError("eq 7 needs SE_m")
+            row.append(se_m)
+        elif name in ("MOR·log(MOR/N_m)", "RIR·log(RIR/N_r)"):
+            records, tasks = (q["MOR"], q["N_m"]) if name[0] == "M" else (q["RIR"], q["N_r"])
+            per = records / tasks if tasks else math.nan
+            row.append(records * math.log(per) if per > 1 else 0.0)
+        else:
+            row.append(q[name])
+    return row
+
+
+def _paper_row(job: Mapping[str, float], phase: str, features: str,
+               se_m: float | None) -> list[float]:
+    """eq 6/7 with eq 8's scaling in plain floats: no numpy on the paper's path."""
+    cols = [c for c in MODEL_INPUTS[(phase, features)] if c != PROBE_FRACTION]
     row = [1.0]
     if features == "probe":
         fraction = job[PROBE_FRACTION]
-        for v in vs:
-            value = job[v.column] * v.factor
-            row.append(value / fraction if v.scaled else value)
+        for c in cols:
+            value = job[c] * (1e-3 if c.endswith("_ms") else 1.0)
+            row.append(value / fraction if c.startswith("probe_") else value)
     else:
-        row.extend(job[v.column] * v.factor for v in vs)
+        row.extend(job[c] * (1e-3 if c.endswith("_ms") else 1.0) for c in cols)
     last = row[-1]
     row.append(last * math.log(last) if last > 0 else 0.0)
     if phase == "SE_r":
@@ -181,8 +293,3 @@ def design_row(
             raise ValueError("eq 7 needs SE_m")
         row.append(se_m)
     return row
-
-
-_VARIABLES: dict[tuple[str, str], tuple[Variable, ...]] = {
-    (p, f): variables(p, f) for p in PHASES for f in FEATURE_SETS
-}

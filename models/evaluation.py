@@ -28,15 +28,17 @@ import contextlib
 import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from jobsize.models.design import training_columns
+from jobsize.models.conformal import Calibration
+from jobsize.models.design import optional_columns, training_columns
+from jobsize.models.recurring import application
 from jobsize.models.regression import min_jobs
 from jobsize.models.resources import PAPER_CLUSTER
-from jobsize.models.size_model import SizeModel, actual_sizes
+from jobsize.models.size_model import FORM_DEFAULT, SizeModel, actual_sizes
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 
@@ -71,25 +73,32 @@ def _quiet(_description: str, _total: float) -> Iterator[Advance]:
 
 @dataclass(frozen=True)
 class Scores:
-    """R² and median absolute relative errors of one evaluation mode."""
+    """R², median absolute relative errors, the share of jobs within ±25 % and off by 2× or
+    more, and the coverage of S's prediction intervals, of one evaluation mode."""
 
     jobs: int
     small_jobs: int
     r2: dict[str, float]
     mdare: dict[str, float]
     mdare_small: dict[str, float]
+    within_25: dict[str, float] = field(default_factory=dict)
+    off_2x: dict[str, float] = field(default_factory=dict)
+    coverage: float = math.nan  # share of jobs whose actual S lies in its interval
 
     @classmethod
     def of(cls, pairs: pd.DataFrame) -> Scores:
         small = pairs["SE_m_s"].to_numpy() < SMALL_JOB_S
-        r2, mdare, mdare_small = {}, {}, {}
+        r2_, mdare, mdare_small, within, off = {}, {}, {}, {}, {}
         for q in QUANTITIES:
             actual, predicted, rows = _pair(pairs, q)
-            r2[q] = _r2(actual[rows], predicted[rows])
-            mdare[q] = _mdare(actual[rows], predicted[rows])
-            mdare_small[q] = _mdare(actual[rows & small], predicted[rows & small])
-        return cls(jobs=len(pairs), small_jobs=int(small.sum()), r2=r2, mdare=mdare,
-                   mdare_small=mdare_small)
+            r2_[q] = r2(actual[rows], predicted[rows])
+            mdare[q] = median_relative_error(actual[rows], predicted[rows])
+            mdare_small[q] = median_relative_error(actual[rows & small], predicted[rows & small])
+            within[q] = share_within(actual[rows], predicted[rows])
+            off[q] = share_off_by(actual[rows], predicted[rows])
+        return cls(jobs=len(pairs), small_jobs=int(small.sum()), r2=r2_, mdare=mdare,
+                   mdare_small=mdare_small, within_25=within, off_2x=off,
+                   coverage=interval_coverage(pairs))
 
 
 def _pair(pairs: pd.DataFrame, q: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -99,17 +108,93 @@ def _pair(pairs: pd.DataFrame, q: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return pairs[actual_col].to_numpy(float), pairs[pred_col].to_numpy(float), rows
 
 
-def _r2(actual: np.ndarray, predicted: np.ndarray) -> float:
+def r2(actual: np.ndarray, predicted: np.ndarray) -> float:
+    """Unweighted R² on the original scale (NaN for fewer than 2 jobs or a constant actual)."""
     if len(actual) < 2 or np.ptp(actual) == 0:
         return math.nan
     return float(r2_score(actual, predicted))
 
 
-def _mdare(actual: np.ndarray, predicted: np.ndarray) -> float:
+def median_relative_error(actual: np.ndarray, predicted: np.ndarray) -> float:
+    """Median of |predicted − actual| / actual over jobs with a positive actual value."""
     pos = actual > 0
     if not pos.any():
         return math.nan
     return float(np.median(np.abs(predicted[pos] - actual[pos]) / actual[pos]))
+
+
+def share_within(actual: np.ndarray, predicted: np.ndarray, tolerance: float = 0.25) -> float:
+    """Share of jobs (positive actual) predicted within ±``tolerance`` of their actual value."""
+    pos = actual > 0
+    if not pos.any():
+        return math.nan
+    return float(np.mean(np.abs(predicted[pos] - actual[pos]) <= tolerance * actual[pos]))
+
+
+def share_off_by(actual: np.ndarray, predicted: np.ndarray, factor: float = 2.0) -> float:
+    """Share of jobs (positive actual) predicted ``factor`` times too large or too small, or
+    worse (a prediction of zero or less is off by more than any factor)."""
+    pos = actual > 0
+    if not pos.any():
+        return math.nan
+    ratio = predicted[pos] / actual[pos]
+    return float(np.mean((ratio >= factor) | (ratio <= 1.0 / factor)))
+
+
+def coverage(actual: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
+    """Share of jobs whose actual value lies inside [low, high], over the jobs whose interval
+    is bounded (an unbounded interval says nothing and is left out)."""
+    ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(actual)
+    if not ok.any():
+        return math.nan
+    return float(np.mean((low[ok] <= actual[ok]) & (actual[ok] <= high[ok])))
+
+
+def interval_coverage(pairs: pd.DataFrame) -> float:
+    """:func:`coverage` of S (memory·s) by its prediction intervals in ``pairs``."""
+    if "S_low_mb_s" not in pairs or "S_high_mb_s" not in pairs:
+        return math.nan
+    return coverage(pairs["S_mb_s"].to_numpy(float), pairs["S_low_mb_s"].to_numpy(float),
+                    pairs["S_high_mb_s"].to_numpy(float))
+
+
+def probe_cost(probe_s: np.ndarray, task_s: np.ndarray, n_maps: np.ndarray,
+               min_maps: int = 10) -> tuple[int, float, float]:
+    """The probe's wall time over the job's total task time (SE_m + SE_r), for jobs of at least
+    ``min_maps`` maps: (jobs, median, 90th percentile)."""
+    rows = (n_maps >= min_maps) & np.isfinite(probe_s) & (task_s > 0)
+    if not rows.any():
+        return 0, math.nan, math.nan
+    ratio = probe_s[rows] / task_s[rows]
+    return int(rows.sum()), float(np.median(ratio)), float(np.quantile(ratio, 0.9))
+
+
+@dataclass(frozen=True)
+class ErrorProfile:
+    """How far predictions fall from the sizes of a set of jobs, as a scheduler meets them:
+    R² of SE_m, SE_r (jobs with reduces) and S; for S (memory·s) the median relative error, the
+    shares within ±25 % and off by 2× or more, and the share inside its prediction interval."""
+
+    jobs: int
+    r2: dict[str, float]
+    mdare: float
+    within_25: float
+    off_2x: float
+    coverage: float
+
+    @classmethod
+    def of(cls, pairs: pd.DataFrame) -> ErrorProfile:
+        """From pairs of actual and predicted values (:data:`PAIR_COLUMNS`)."""
+        scores = {}
+        for q in QUANTITIES:
+            a, p, rows = _pair(pairs, q)
+            scores[q] = r2(a[rows], p[rows])
+        actual, predicted, _ = _pair(pairs, "S")
+        return cls(jobs=len(pairs), r2=scores,
+                   mdare=median_relative_error(actual, predicted),
+                   within_25=share_within(actual, predicted, 0.25),
+                   off_2x=share_off_by(actual, predicted, 2.0),
+                   coverage=interval_coverage(pairs))
 
 
 @dataclass(frozen=True)
@@ -124,6 +209,9 @@ class Evaluation:
     prequential: Scores | None
     warmup: int  # jobs that finished before the first prequential prediction
     groups: str | None = None  # cross-validation left one value of this column out at a time
+    form: str = FORM_DEFAULT
+    clock: str = "wall"
+    level: float = 0.9
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -133,8 +221,8 @@ class Evaluation:
 # Pairs of actual and predicted values
 
 
-def _evaluable(records: pd.DataFrame, features: str) -> pd.DataFrame:
-    act = actual_sizes(records, features)
+def _evaluable(records: pd.DataFrame, features: str, clock: str = "wall") -> pd.DataFrame:
+    act = actual_sizes(records, features, clock)
     ok = act["succeeded"] & np.isfinite(act["SE_m_s"]) & np.isfinite(act["SE_r_s"]) & \
         np.isfinite(act["n_reduces"])
     return act[ok.to_numpy()]
@@ -145,12 +233,10 @@ def _pairs(actual: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
     out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
                   "S_mb_s", "S_vcore_s"]].reset_index(drop=True)
     p = predicted.reset_index(drop=True)
-    out["SE_m_pred_s"] = p["SE_m_s"].to_numpy()
-    out["SE_r_pred_s"] = p["SE_r_s"].to_numpy()
-    out["S_pred_mb_s"] = p["S_mb_s"].to_numpy()
-    out["S_low_mb_s"] = p["S_low_mb_s"].to_numpy()
-    out["S_high_mb_s"] = p["S_high_mb_s"].to_numpy()
-    out["S_pred_vcore_s"] = p["S_vcore_s"].to_numpy()
+    for mine, theirs in (("SE_m_pred_s", "SE_m_s"), ("SE_r_pred_s", "SE_r_s"),
+                         ("S_pred_mb_s", "S_mb_s"), ("S_low_mb_s", "S_low_mb_s"),
+                         ("S_high_mb_s", "S_high_mb_s"), ("S_pred_vcore_s", "S_vcore_s")):
+        out[mine] = p[theirs].to_numpy(dtype=float) if len(p) else np.full(len(out), np.nan)
     out = out[np.isfinite(out["SE_m_pred_s"].to_numpy())]
     return out[list(PAIR_COLUMNS)].reset_index(drop=True)
 
@@ -158,7 +244,7 @@ def _pairs(actual: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
 def in_sample_pairs(model: SizeModel, records: pd.DataFrame) -> pd.DataFrame:
     """Every evaluable job predicted by ``model`` (fitted on ``records``)."""
     frame = conform(records)
-    actual = _evaluable(frame, model.features)
+    actual = _evaluable(frame, model.features, model.clock)
     predicted = model.predict_frame(frame.iloc[actual.index], errors="nan")
     return _pairs(actual, predicted)
 
@@ -187,19 +273,25 @@ def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None
 
 def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
                           level: float = 0.95, folds: int = 5, seed: int = 0,
-                          progress: Progress = _quiet, groups: str | None = None
-                          ) -> pd.DataFrame:
+                          progress: Progress = _quiet, groups: str | None = None, *,
+                          form: str = FORM_DEFAULT, clock: str = "wall",
+                          calibrated: bool = False) -> pd.DataFrame:
     """Each job predicted by a model fitted on the other ``folds − 1`` folds or, with
-    ``groups`` (a column such as ``job_type``), on the jobs of the other groups."""
+    ``groups`` (a column such as ``job_type``), on the jobs of the other groups.
+    ``calibrated``: each fold's model is itself calibrated on its own training jobs (nested),
+    so the intervals are scored as a user would get them."""
     frame = conform(records)
     what, splits = _splits(frame, folds, seed, groups)
-    actual = _evaluable(frame, features)
+    actual = _evaluable(frame, features, clock)
     parts = []
     with progress(what, len(splits)) as advance:
         for train, test in splits:
             test_rows = actual.index.intersection(pd.Index(test))
             try:
-                model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True)
+                model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True,
+                                      form=form, clock=clock)
+                if calibrated:
+                    calibrate(model, frame.iloc[train], groups=groups, folds=folds, seed=seed)
             except ModelError:
                 advance()
                 continue
@@ -213,7 +305,8 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
 
 def prequential_predictions(records: pd.DataFrame, features: str = "probe",
                             method: str = "gls", level: float = 0.95,
-                            progress: Progress = _quiet) -> pd.DataFrame:
+                            progress: Progress = _quiet, *, form: str = FORM_DEFAULT,
+                            clock: str = "wall") -> pd.DataFrame:
     """Per-job prequential predictions: job_id, actual and predicted SE_m, SE_r (s), S.
 
     Jobs are taken in finish-time order (file order where it is not recorded); each is predicted
@@ -221,16 +314,18 @@ def prequential_predictions(records: pd.DataFrame, features: str = "probe",
     :data:`PAIR_COLUMNS` — ``*_s`` seconds, ``S_*_mb_s`` MB·s, ``S_*_vcore_s`` vcore·s. Jobs
     finishing before the first fit, and jobs the model cannot predict yet, are absent.
     """
-    return _prequential(records, features, method, level, progress)[0]
+    return _prequential(records, features, method, level, progress, form, clock)[0]
 
 
 def _prequential(records: pd.DataFrame, features: str, method: str, level: float,
-                 progress: Progress) -> tuple[pd.DataFrame, int]:
+                 progress: Progress, form: str = FORM_DEFAULT, clock: str = "wall"
+                 ) -> tuple[pd.DataFrame, int]:
     frame = conform(records)
-    actual = _evaluable(frame, features)
+    actual = _evaluable(frame, features, clock)
     order = actual.index[np.argsort(actual["finish_time_ms"].to_numpy(), kind="stable")]
-    jobs = _JobRows(frame, features)
+    jobs = _JobRows(frame, features, form)
     model: SizeModel | None = None
+    online = {name: Calibration(edges=[], scores=[[]]) for name in ("SE_m", "SE_r", "S")}
     seen: list[int] = []
     next_fit = MIN_HISTORY
     warmup = 0
@@ -239,19 +334,21 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
         for i in order:
             if len(seen) >= next_fit:
                 with contextlib.suppress(ModelError):
-                    model = SizeModel.fit(frame.iloc[seen], features, method, level,
-                                          partial=True)
+                    model = _refit(model, frame.iloc[seen], features, method, level, form,
+                                   clock)
+                    model.calibration = online  # calibrated by the errors seen so far
                 next_fit = max(len(seen) + 1, math.ceil(len(seen) * REFIT_GROWTH))
             if model is None:
                 warmup += 1
             else:
                 with contextlib.suppress(InputError, ModelError):
-                    p = model.predict_one(jobs[i], cluster=PAPER_CLUSTER)
+                    p = model.predict_one(jobs[i], jobs.conf(i), cluster=PAPER_CLUSTER)
                     predicted[i] = {"SE_m_s": p.SE_m, "SE_r_s": p.SE_r, "S_mb_s": p.S.memory,
                                     "S_low_mb_s": p.S_interval[0].memory,
                                     "S_high_mb_s": p.S_interval[1].memory,
                                     "S_vcore_s": p.S.vcores}
-                model.observe(jobs[i])
+                with contextlib.suppress(InputError, ModelError):
+                    model.observe(jobs[i], jobs.conf(i))
             seen.append(int(i))
             advance()
     rows = [i for i in order if i in predicted]
@@ -261,14 +358,28 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
     return _pairs(actual.loc[rows], pred), warmup
 
 
+def _refit(previous: SizeModel | None, records: pd.DataFrame, features: str, method: str,
+           level: float, form: str, clock: str) -> SizeModel:
+    """A batch refit that keeps what the previous model learnt online about recurring
+    applications and its calibration (both made of out-of-sample errors)."""
+    model = SizeModel.fit(records, features, method, level, partial=True, form=form,
+                          clock=clock)
+    if previous is not None:
+        model.recurring = previous.recurring
+        model.calibration = previous.calibration
+    return model
+
+
 class _JobRows:
     """Each job as the plain mapping the one-job path takes (known values only), built on use."""
 
-    def __init__(self, frame: pd.DataFrame, features: str) -> None:
+    def __init__(self, frame: pd.DataFrame, features: str, form: str = "paper") -> None:
         self.names = list(dict.fromkeys((
-            *training_columns("SE_m", features), *training_columns("SE_r", features),
-            "n_maps", "n_reduces", "map_input_bytes", "map_memory_mb", "map_vcores",
-            "reduce_memory_mb", "reduce_vcores", "am_memory_mb", "am_vcores")))
+            *training_columns("SE_m", features, form), *training_columns("SE_r", features, form),
+            *optional_columns(features, form), "map_time_ms", "reduce_time_ms", "map_cpu_ms",
+            "reduce_cpu_ms", "n_maps", "n_reduces", "map_input_bytes", "map_memory_mb",
+            "map_vcores", "reduce_memory_mb", "reduce_vcores", "am_memory_mb", "am_vcores")))
+        self.job_names = frame["job_name"].to_numpy(dtype=object, na_value=None)
         self.values = np.column_stack([frame[c].to_numpy(dtype="float64", na_value=np.nan)
                                        for c in self.names])
         uber = frame["uberized"]
@@ -281,32 +392,84 @@ class _JobRows:
             job["uberized"] = float(self.uber[i])
         return job
 
+    def conf(self, i: int) -> dict[str, object]:
+        """The job's non-numeric part the model reads: its name (its application)."""
+        return {"job_name": self.job_names[i]}
+
 
 # ---------------------------------------------------------------------------------------------
 
 
 def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls",
              level: float = 0.95, folds: int = 5, seed: int = 0,
-             progress: Progress = _quiet, source: object = None, groups: str | None = None
+             progress: Progress = _quiet, source: object = None, groups: str | None = None,
+             *, form: str = FORM_DEFAULT, clock: str = "wall", calibrate_by: str | None = "auto"
              ) -> tuple[SizeModel, Evaluation]:
     """Fit on all of ``records`` and score in-sample, cross-validated (k-fold; ``folds`` = 0:
     skipped; or leave-one-group-out by the column ``groups``) and prequentially. Returns the
     model fitted on everything and the scores; ``source`` (the trace's path) names the trace in
-    errors."""
+    errors.
+
+    ``calibrate_by``: how the returned model's intervals are calibrated (:func:`calibrate`:
+    ``"auto"``, a column, None for K-fold) or ``"none"`` (GLS intervals); the cross-validated
+    scores calibrate each fold's model the same way on its own training jobs."""
     if folds < 0 or folds == 1:
         raise InputError(f"cross-validation needs 0 (none) or at least 2 folds, got {folds}")
-    model = SizeModel.fit(records, features, method, level, source=source)
+    model = SizeModel.fit(records, features, method, level, source=source, form=form,
+                          clock=clock)
     in_sample = Scores.of(in_sample_pairs(model, records))
     cv = None
     if groups is not None or folds >= 2:
         cv = Scores.of(cross_validated_pairs(records, features, method, level, folds, seed,
-                                             progress, groups=groups))
-    pairs, warmup = _prequential(records, features, method, level, progress)
+                                             progress, groups=groups, form=form, clock=clock,
+                                             calibrated=calibrate_by != "none"))
+    pairs, warmup = _prequential(records, features, method, level, progress, form, clock)
+    if calibrate_by != "none":
+        calibrate(model, records, groups=calibrate_by, folds=max(folds, 5), seed=seed,
+                  progress=progress)
     preq = Scores.of(pairs) if len(pairs) else None
     return model, Evaluation(features=features, method=method, in_sample=in_sample,
                              cross_validated=cv, folds=folds if folds >= 2 else 0,
-                             groups=groups,
-                             prequential=preq, warmup=warmup)
+                             groups=groups, prequential=preq, warmup=warmup, form=form,
+                             clock=clock, level=level)
+
+
+def calibration_groups(records: pd.DataFrame) -> str | None:
+    """What to leave out, one at a time, to calibrate intervals for new kinds of job: the
+    ``job_type`` column (or the application of each job's name) when it has at least 3
+    values, else None (K-fold)."""
+    frame = conform(records)
+    if frame["job_type"].dropna().nunique() >= 3:
+        return "job_type"
+    apps = {application(n) for n in frame["job_name"].dropna()} - {None}
+    return "application" if len(apps) >= 3 else None
+
+
+def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "auto",
+              folds: int = 5, seed: int = 0, progress: Progress = _quiet) -> SizeModel:
+    """Calibrate ``model``'s intervals and quantiles (:mod:`jobsize.models.conformal`) on the
+    out-of-sample errors of ``records`` (the records it was fitted on): each job predicted by
+    a model fitted without its group — ``groups="auto"``: its job type or application
+    (:func:`calibration_groups`), so the intervals are those of a kind of job never seen —
+    or, with no groups, without its fold."""
+    frame = conform(records)
+    if groups == "auto":
+        groups = calibration_groups(frame)
+    if groups == "application":
+        frame = frame.assign(application=[application(n) or f"#{i}" for i, n in
+                                          enumerate(frame["job_name"].to_numpy(object))])
+    pairs = cross_validated_pairs(frame, model.features, model.method, model.level, folds,
+                                  seed, progress, groups=groups, form=model.form,
+                                  clock=model.clock)
+    with_r = pairs["n_reduces"].to_numpy() > 0
+    cal = {"SE_m": Calibration.fit(pairs["SE_m_pred_s"], pairs["SE_m_s"]),
+           "SE_r": Calibration.fit(pairs["SE_r_pred_s"][with_r], pairs["SE_r_s"][with_r]),
+           "S": Calibration.fit(pairs["S_pred_mb_s"], pairs["S_mb_s"])}
+    model.calibration = {k: v for k, v in cal.items() if v is not None}
+    model.training["calibration"] = {
+        "by": f"leave-one-{groups}-out" if groups else f"{folds}-fold",
+        "jobs": len(pairs)}
+    return model
 
 
 def coefficient_tables(model: SizeModel) -> dict[str, pd.DataFrame]:

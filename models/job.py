@@ -14,23 +14,18 @@ from collections.abc import Mapping
 
 from pandas import NA
 
-from jobsize.errors import InputError
-from jobsize.schema import (
-    DEFAULT_CONTAINERS,
-    JOB_COLUMNS,
-    MODEL_INPUTS,
-    SIZE_INPUTS,
-    TARGETS,
-    uber_eligible,
-)
+from jobsize.errors import ConfigError, InputError
+from jobsize.schema import DEFAULT_CONTAINERS, JOB_COLUMNS
+from jobsize.ubermode import is_uber as hadoop_uber
 
 #: Numeric record columns.
 NUMERIC: frozenset[str] = frozenset(c.name for c in JOB_COLUMNS if c.dtype in ("Int64", "Float64"))
 
-#: Columns the size models read: every model input, container sizes, the targets, the uber rule.
-USED: frozenset[str] = frozenset(
-    {c for cols in MODEL_INPUTS.values() for c in cols} | set(SIZE_INPUTS) | set(TARGETS.values())
-    | {"map_input_bytes", "uberized"})
+#: Columns the size models may read: every numeric record column and the uber flag.
+USED: frozenset[str] = NUMERIC | {"uberized"}
+
+#: Sections a job document may nest its values in, merged over the top level in this order.
+SECTIONS = ("conf", "job", "probe")
 
 #: Hadoop's names → record column names.
 ALIASES: dict[str, str] = {
@@ -70,6 +65,21 @@ def _flag(key: str, value: object, source: object) -> bool | None:
         return text in _TRUE
     raise InputError(f"expected true or false, found {value!r}", source=source,
                      where=f"key {key!r}")
+
+
+def flatten(doc: Mapping[str, object], source: object = None) -> dict[str, object]:
+    """One job mapping from a job document: its top-level keys, then the ``conf``, ``job`` and
+    ``probe`` objects merged over them — the shape ``jobsize probe`` prints, and the shape of a
+    flat job record, alike."""
+    job = {k: v for k, v in doc.items() if k not in SECTIONS}
+    for section in SECTIONS:
+        part = doc.get(section)
+        if part is None:
+            continue
+        if not isinstance(part, Mapping):
+            raise InputError("expected an object", source=source, where=f"$.{section}")
+        job.update(part)
+    return job
 
 
 def job_values(job: Mapping[str, object], source: object = None) -> dict[str, float]:
@@ -115,7 +125,7 @@ def is_uber(values: Mapping[str, float], conf: Mapping[str, object]) -> bool:
     if n_m is None or n_r is None or mi is None:
         return False
     try:
-        return uber_eligible(int(n_m), int(n_r), int(mi), conf)
-    except (TypeError, ValueError) as exc:
+        return hadoop_uber(int(n_m), int(n_r), int(mi), conf)
+    except (TypeError, ValueError, ConfigError) as exc:
         raise InputError(f"bad uber-mode setting ({exc})",
                          where="mapreduce.job.ubertask.*") from None

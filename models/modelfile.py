@@ -4,18 +4,26 @@ A model file holds, per phase model, the coefficients, their covariance, the var
 feature list and the sufficient statistics online updates continue from, plus the uber history
 and a training summary. Floats are written with Python's shortest round-trip repr, so a reloaded
 model predicts bit-for-bit as the saved one. A file is written atomically; nothing in it is
-executable (no pickle). Layout (``version`` 1)::
+executable (no pickle). Layout (``version`` 2)::
 
-    {"format": "jobsize-model", "version": 1, "written_by": "jobsize X.Y.Z",
-     "features": "probe", "method": "gls", "level": 0.95,
+    {"format": "jobsize-model", "version": 2, "written_by": "jobsize X.Y.Z",
+     "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.95,
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
-     "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T}},
+     "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
+              "map_model": L, "reduce_model": L},
+     "guards": {"SE_m": G, "SE_r": G}, "recurring": {"k": x, "sums": {...}},
+     "calibration": {"SE_m": C, "SE_r": C, "S": C} (or {} when not calibrated),
      "training": {...}}
     PHASE = {"equation": 6, "terms": [...], "columns": [...], "coef": [p], "cov": [[p×p]],
              "xtwx_inv": [[p×p]], "active": [p], "ssr": x, "dof": k,
              "variance": {"power": γ, "mean_coef": [p], "floor": x, "centre": x},
              "statistics": {"scale": [p], "gram": [[p×p]], "moment": [p], "yy": x, "n": k}}
     T = {"count": k, "mean": x, "m2": x}
+    L = {"p": k, "gram": [[p×p]], "moment": [p], "yy": x, "n": k}
+    G = {"low": [p], "high": [p], "leverage": x, "task_floor_s": x}
+    C = {"edges": [...], "scores": [[...], ...]}
+
+Version 1 files (the paper's form only, no guards, corrections or calibration) are still read.
 
 ``cov`` (= s²·xtwx_inv) is for readers; the model is rebuilt from the other fields.
 """
@@ -30,18 +38,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from jobsize.models.design import EQUATION, FEATURE_SETS, input_columns, terms
+from jobsize.models.conformal import Calibration
+from jobsize.models.design import EQUATION, FEATURE_SETS, FORMS, input_columns, terms
+from jobsize.models.guard import Guard
 from jobsize.models.normal_equations import NormalEquations, Solution
+from jobsize.models.recurring import Recurring
 from jobsize.models.regression import PhaseModel
-from jobsize.models.size_model import SizeModel
-from jobsize.models.uber import TaskTimes, UberEstimate
+from jobsize.models.size_model import CLOCKS, SizeModel
+from jobsize.models.uber import LogLinear, TaskTimes, UberEstimate, UberModel
 from jobsize.models.variance import METHODS, VarianceModel
 
 from jobsize.atomic import atomic_write_text
 from jobsize.errors import ModelFileError
 
 FORMAT = "jobsize-model"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
 
 
 def _jobsize_version() -> str:
@@ -69,14 +81,26 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "version": VERSION,
         "written_by": f"jobsize {_jobsize_version()}",
         "features": model.features,
+        "form": model.form,
+        "clock": model.clock,
         "method": model.method,
         "level": model.level,
         "models": {"SE_m": _phase_to_json(model.se_m),
                    "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
-        "uber": {kind: {phase: _times_to_json(t) for phase, t in getattr(model.uber, kind).items()}
-                 for kind in ("uber", "every")},
+        "uber": {**{kind: {phase: _times_to_json(t)
+                           for phase, t in getattr(model.uber.fallback, kind).items()}
+                    for kind in ("uber", "every")},
+                 "map_model": _loglinear_to_json(model.uber.map),
+                 "reduce_model": _loglinear_to_json(model.uber.reduce)},
+        "guards": {phase: g.to_json() for phase, g in model.guards.items()},
+        "recurring": model.recurring.to_json(),
+        "calibration": {name: c.to_json() for name, c in model.calibration.items()},
         "training": _plain(model.training),
     }
+
+
+def _loglinear_to_json(m: LogLinear) -> dict[str, Any]:
+    return {"p": m.p, "gram": m.gram, "moment": m.moment, "yy": m.yy, "n": m.n}
 
 
 def _phase_to_json(m: PhaseModel) -> dict[str, Any]:
@@ -85,7 +109,7 @@ def _phase_to_json(m: PhaseModel) -> dict[str, Any]:
     return {
         "equation": EQUATION[m.phase],
         "terms": list(m.terms),
-        "columns": list(input_columns(m.phase, m.features)),
+        "columns": list(input_columns(m.phase, m.features, m.form)),
         "coef": sol.coef.tolist(),
         "cov": (m.s2 * sol.xtwx_inv).tolist() if math.isfinite(m.s2) else None,
         "xtwx_inv": sol.xtwx_inv.tolist(),
@@ -146,39 +170,84 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
         raise ModelFileError(f"not a jobsize model file (no \"format\": \"{FORMAT}\")",
                              source=source)
     version = doc.get("version")
-    if version != VERSION:
+    if isinstance(version, bool) or version not in READS:
         raise ModelFileError(f"model format version {version!r}; this jobsize "
-                             f"({_jobsize_version()}) reads version {VERSION}: refit the model",
+                             f"({_jobsize_version()}) reads versions "
+                             f"{', '.join(map(str, READS))}: refit the model",
                              source=source, where="$.version")
     features = root.key("features").choice(FEATURE_SETS)
+    form = root.key("form").choice(FORMS) if version >= 2 else "paper"
+    clock = root.key("clock").choice(tuple(CLOCKS)) if version >= 2 else "wall"
     method = root.key("method").choice(METHODS)
     level = root.key("level").number()
     if not 0 < level < 1:
         root.key("level").fail(f"expected a level in (0, 1), found {level!r}")
     models = root.key("models")
-    se_m = _phase_from_json(models.key("SE_m"), "SE_m", features, method, level)
+    se_m = _phase_from_json(models.key("SE_m"), "SE_m", features, method, level, form)
     r_node = models.key("SE_r")
     se_r = None if r_node.value is None else _phase_from_json(r_node, "SE_r", features, method,
-                                                             level)
+                                                             level, form)
     uber_node = root.key("uber")
-    uber = UberEstimate(**{kind: {phase: _times_from_json(uber_node.key(kind).key(phase))
-                                  for phase in ("map", "reduce")}
-                           for kind in ("uber", "every")})
+    uber = UberModel(fallback=UberEstimate(**{
+        kind: {phase: _times_from_json(uber_node.key(kind).key(phase))
+               for phase in ("map", "reduce")} for kind in ("uber", "every")}))
     training = root.key("training").value
     if not isinstance(training, dict):
         root.key("training").fail("expected an object")
-    return SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
-                     uber=uber, training=training)
+    model = SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
+                      uber=uber, training=training, form=form, clock=clock)
+    if version >= 2:
+        _extras_from_json(root, model)
+    return model
 
 
-def _phase_from_json(node: _Node, phase: str, features: str, method: str, level: float
-                     ) -> PhaseModel:
-    p = len(terms(phase))
-    if node.key("terms").value != list(terms(phase)):
-        node.key("terms").fail(f"expected the terms of eq {EQUATION[phase]}: {list(terms(phase))}")
-    if node.key("columns").value != list(input_columns(phase, features)):
-        node.key("columns").fail(f"expected the {features} columns "
-                                 f"{list(input_columns(phase, features))}")
+def _extras_from_json(root: _Node, model: SizeModel) -> None:
+    """What version 2 adds: the uber models, guards, corrections and calibration."""
+    uber_node = root.key("uber")
+    for name, attr, p in (("map_model", "map", 3), ("reduce_model", "reduce", 2)):
+        node = uber_node.key(name)
+        setattr(model.uber, attr, LogLinear(
+            p=p, gram=node.key("gram").matrix(p).tolist(),
+            moment=node.key("moment").vector(p).tolist(), yy=node.key("yy").number(),
+            n=node.key("n").integer()))
+    phases = {"SE_m": model.se_m, "SE_r": model.se_r}
+    guards = root.key("guards")
+    if not isinstance(guards.value, dict):
+        guards.fail("expected an object")
+    for phase in guards.value:
+        node = guards.key(phase)
+        if phase not in phases or phases[phase] is None:
+            node.fail("a guard for a model the file does not have")
+        p = len(phases[phase].terms)
+        model.guards[phase] = _checked(node, lambda v, p=p: Guard.from_json(v, p))
+    model.recurring = _checked(root.key("recurring"), Recurring.from_json)
+    cal = root.key("calibration")
+    if not isinstance(cal.value, dict):
+        cal.fail("expected an object")
+    for name in cal.value:
+        if name not in ("SE_m", "SE_r", "S"):
+            cal.key(name).fail("expected calibrations of SE_m, SE_r and S only")
+        model.calibration[name] = _checked(cal.key(name), Calibration.from_json)
+
+
+def _checked(node: _Node, build: Any) -> Any:
+    """``build(node.value)``, its failures reported at the node's JSON path."""
+    try:
+        return build(node.value)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        node.fail(f"not a valid entry ({type(exc).__name__}: {exc})")
+        raise AssertionError("unreachable") from None
+
+
+def _phase_from_json(node: _Node, phase: str, features: str, method: str, level: float,
+                     form: str) -> PhaseModel:
+    names = terms(phase, form)
+    p = len(names)
+    if node.key("terms").value != list(names):
+        node.key("terms").fail(f"expected the terms of eq {EQUATION[phase]}: {list(names)}")
+    columns = input_columns(phase, features, form)
+    if node.key("columns").value != list(columns):
+        node.key("columns").fail(f"expected the {features} columns {list(columns)}")
     var = node.key("variance")
     stats = node.key("statistics")
     solution = Solution(
@@ -195,7 +264,7 @@ def _phase_from_json(node: _Node, phase: str, features: str, method: str, level:
                               gram=stats.key("gram").matrix(p),
                               moment=stats.key("moment").vector(p),
                               yy=stats.key("yy").number(), n=stats.key("n").integer()),
-        solution=solution)
+        solution=solution, form=form)
 
 
 def _times_from_json(node: _Node) -> TaskTimes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jobsize.models.resources import Resources
@@ -15,7 +15,12 @@ class Prediction:
     Times are in seconds. ``S`` (eq 5) is in (MB·s, vcore·s), ``APB`` (eq 3) in (MB, vcores),
     ``minE`` (eq 4) in seconds for the cluster the prediction was made for. Intervals are central
     prediction intervals of coverage ``level`` for the job's *actual* value, lower ends clipped
-    at 0. ``uber``: the job runs in uber mode and was sized from historical mean task times.
+    at 0; ``interval_method`` says how they were made (``conformal``: calibrated on
+    out-of-sample errors, see :mod:`jobsize.models.conformal`; ``gls``: the regression's own).
+    ``quantiles`` maps probabilities to quantiles of S's memory·s. ``uber``: the job runs in
+    uber mode and was sized as such. ``extrapolation`` names the terms (and ``leverage``) in
+    which the job lies beyond the jobs the model was fitted on; ``notes`` say why a value was
+    corrected (a recurring application, a linear prediction below the fastest task seen).
     """
 
     SE_m: float
@@ -28,6 +33,10 @@ class Prediction:
     S_interval: tuple[Resources, Resources]
     level: float
     uber: bool
+    quantiles: dict[float, float] = field(default_factory=dict)
+    interval_method: str = "gls"
+    extrapolation: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with units in the key names."""
@@ -40,10 +49,14 @@ class Prediction:
             "APB": {"memory_mb": self.APB.memory, "vcores": self.APB.vcores},
             "intervals": {
                 "level": self.level,
+                "method": self.interval_method,
                 "SE_m_s": list(self.SE_m_interval),
                 "SE_r_s": list(self.SE_r_interval),
                 "S_memory_mb_s": [low.memory, high.memory],
                 "S_vcore_s": [low.vcores, high.vcores],
             },
+            "quantiles": {"S_memory_mb_s": {f"{p:g}": q for p, q in self.quantiles.items()}},
             "uber": self.uber,
+            "extrapolation": list(self.extrapolation),
+            "notes": list(self.notes),
         }

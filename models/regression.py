@@ -23,7 +23,7 @@ from operator import mul
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from jobsize.models.design import EQUATION, TERM_UNITS, terms
+from jobsize.models.design import EQUATION, TERM_UNITS, fixed_terms, terms
 from jobsize.models.normal_equations import (
     NormalEquations,
     Solution,
@@ -55,9 +55,9 @@ def check_level(level: float) -> None:
         raise ModelError(f"interval level must be between 0 and 1, got {level!r}")
 
 
-def min_jobs(phase: str) -> int:
+def min_jobs(phase: str, form: str = "paper") -> int:
     """Fewest jobs a fit of this phase accepts: one more than its coefficients."""
-    return len(terms(phase)) + 1
+    return len(terms(phase, form)) + 1
 
 
 @dataclass
@@ -71,6 +71,7 @@ class PhaseModel:
     variance: VarianceModel
     stats: NormalEquations
     solution: Solution
+    form: str = "paper"
     s2: float = field(init=False)
     t: float = field(init=False)
     coef_list: list[float] = field(init=False, repr=False)  # coefficients as plain floats
@@ -83,28 +84,33 @@ class PhaseModel:
 
     @classmethod
     def fit(cls, phase: str, features: str, method: str, x: np.ndarray, y: np.ndarray,
-            level: float = 0.95) -> PhaseModel:
+            level: float = 0.95, form: str = "paper") -> PhaseModel:
         """Batch fit on design matrix ``x`` (n × p) and targets ``y`` (seconds)."""
         check_method(method)
         check_level(level)
         n, p = x.shape
-        if n < p + 1:
+        free = p - len(fixed_terms(phase, form))
+        if n < free + 1:
             raise ModelError(
                 f"{phase} (eq {EQUATION[phase]}): {n} usable job{'s' * (n != 1)}, but the model "
-                f"has {p} coefficients; at least {p + 1} jobs are needed")
-        scale = column_scale(x)
+                f"has {free} coefficients; at least {free + 1} jobs are needed")
+        fixed = _fixed_mask(phase, form, p)
+        x_fit, y_fit = _without_fixed(x, y, fixed)
+        scale = column_scale(x_fit)
         # The preliminary fits only feed the variance model: the normal equations, O(n·p²), do.
-        stats = NormalEquations.from_data(x, y, np.ones(n), scale)
+        stats = NormalEquations.from_data(x_fit, y_fit, np.ones(n), scale)
         coef = stats.solve().coef
         variance = VarianceModel.constant(p)
         v = np.ones(n)
         for _ in range(VARIANCE_ROUNDS[method]):
-            variance = VarianceModel.fit(method, x, y, coef)
+            # the variance grows with the whole mean, the fixed terms' part included
+            variance = VarianceModel.fit(method, x, y, coef + fixed)
             v = variance.relative(x)
-            stats = NormalEquations.from_data(x, y, 1.0 / v, scale)
+            stats = NormalEquations.from_data(x_fit, y_fit, 1.0 / v, scale)
             coef = stats.solve().coef
         active = active_columns(stats.gram)
-        z = x[:, active] / scale[active]
+        z = x_fit[:, active] / scale[active]
+        y = y_fit
         # The estimate itself, its covariance and residual scale: statsmodels. Column 0 is the
         # intercept, never aliased (it comes first).
         if method == "ols":
@@ -119,17 +125,35 @@ class PhaseModel:
             dof=round(final.df_resid),
         )
         return cls(phase=phase, features=features, method=method, level=level,
-                   variance=variance, stats=stats, solution=solution)
+                   variance=variance, stats=stats, solution=solution, form=form)
 
     def observe(self, row: list[float], y: float) -> None:
         """Add one finished job: O(p²); coefficients are re-solved when next used."""
-        self.stats.add(row, y, 1.0 / self.variance.relative_one(row))
+        weight = 1.0 / self.variance.relative_one(row)
+        fit_row, fixed_part = self._split(row)
+        self.stats.add(fit_row, y - fixed_part, weight)
         self._stale = True
+
+    def _split(self, row: list[float]) -> tuple[list[float], float]:
+        """The row as the fit sees it (fixed terms zeroed) and the fixed terms' sum."""
+        if not self.fixed_index:
+            return row, 0.0
+        fit_row = list(row)
+        total = 0.0
+        for j in self.fixed_index:
+            total += fit_row[j]
+            fit_row[j] = 0.0
+        return fit_row, total
 
     def refresh(self) -> None:
         """Re-solve the coefficients if jobs were added since the last solve."""
         if self._stale:
             self._apply(self.stats.solve())
+
+    @property
+    def fixed_index(self) -> tuple[int, ...]:
+        """Positions of the terms whose coefficient is 1 by construction (not fitted)."""
+        return tuple(np.flatnonzero(_fixed_mask(self.phase, self.form, len(self.terms))))
 
     def _apply(self, solution: Solution) -> None:
         self.solution = solution
@@ -147,22 +171,25 @@ class PhaseModel:
 
     @property
     def terms(self) -> tuple[str, ...]:
-        return terms(self.phase)
+        return terms(self.phase, self.form)
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean and predictive variance for each row of ``x``."""
         self.refresh()
         sol = self.solution
-        mean = x @ sol.coef
-        quad = np.einsum("ij,jk,ik->i", x, sol.xtwx_inv, x)
+        fixed = _fixed_mask(self.phase, self.form, x.shape[1])
+        x_fit = x * (1 - fixed)
+        mean = x_fit @ sol.coef + x @ fixed
+        quad = np.einsum("ij,jk,ik->i", x_fit, sol.xtwx_inv, x_fit)
         return mean, self.s2 * (self.variance.relative(x) + quad)
 
     def predict_one(self, row: list[float]) -> tuple[float, float]:
         """:meth:`predict` for one design row of plain floats."""
         if self._stale:
             self.refresh()
-        mean = sum(map(mul, row, self.coef_list))
-        x = np.array(row)
+        fit_row, fixed_part = self._split(row)
+        mean = sum(map(mul, fit_row, self.coef_list)) + fixed_part
+        x = np.array(fit_row)
         quad = float(x @ self.solution.xtwx_inv @ x)
         return mean, self.s2 * (self.variance.relative_one(row) + quad)
 
@@ -178,16 +205,34 @@ class PhaseModel:
         with np.errstate(divide="ignore", invalid="ignore"):
             tval = np.where(se > 0, sol.coef / se, np.nan)
         pval = 2 * special.stdtr(sol.dof, -np.abs(tval)) if sol.dof > 0 else np.nan
+        fixed = _fixed_mask(self.phase, self.form, len(self.terms)).astype(bool)
         return pd.DataFrame({
             "term": self.terms,
             "unit": [_coef_unit(t) for t in self.terms],
-            "coef": sol.coef,
-            "std_err": se,
-            "t": tval,
-            "p": pval,
-            "aliased": ~sol.active,
-            "vif": variance_inflation(self.stats.gram, sol.active),
+            "coef": np.where(fixed, 1.0, sol.coef),
+            "std_err": np.where(fixed, np.nan, se),
+            "t": np.where(fixed, np.nan, tval),
+            "p": np.where(fixed, np.nan, pval),
+            "aliased": ~sol.active & ~fixed,
+            "fixed": fixed,
+            "vif": np.where(fixed, np.nan, variance_inflation(self.stats.gram, sol.active)),
         })
+
+
+def _fixed_mask(phase: str, form: str, p: int) -> np.ndarray:
+    """1.0 at the terms whose coefficient is fixed at 1, else 0.0."""
+    names = terms(phase, form)
+    fixed = fixed_terms(phase, form)
+    return np.array([1.0 if t in fixed else 0.0 for t in names[:p]])
+
+
+def _without_fixed(x: np.ndarray, y: np.ndarray, fixed: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The design with the fixed terms' columns zeroed (aliased, so never fitted) and the
+    target less their sum."""
+    if not fixed.any():
+        return x, y
+    return x * (1 - fixed), y - x @ fixed
 
 
 def _coef_unit(term: str) -> str:

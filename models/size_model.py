@@ -1,24 +1,29 @@
-"""The job-size model: eq 6 and eq 7 fitted on a cluster's history plus the uber estimate, and what
-a scheduler derives from them — S (eq 5), minE (eq 4), APB (eq 3) — with prediction intervals,
-for one job or for a whole trace.
+"""The job-size model: eq 6 and eq 7 fitted on a cluster's history plus the uber model, and what
+a scheduler derives from them — S (eq 5), minE (eq 4), APB (eq 3) — with intervals and
+quantiles, for one job or for a whole trace.
 
 Which jobs train what:
 
 - only jobs that SUCCEEDED (or whose state is not recorded): the paper adds a job to the data set
   "when [it] is finished successfully";
-- uber jobs — recorded as uberized or, where that is not recorded, eligible by Hadoop's rule
-  (:func:`jobsize.schema.uber_eligible`) — feed only the uber estimate (:mod:`models.uber`);
-- other jobs enter eq 6 when every column it reads is known, and eq 7 when they also have reduces
+- uber jobs — recorded as uberized or, where that is not recorded, by Hadoop's decision with
+  Hadoop's defaults (:mod:`jobsize.ubermode`) — feed only the uber model
+  (:mod:`jobsize.models.uber`);
+- other jobs enter eq 6 when every term is known, and eq 7 when they also have reduces
   (N_r > 0); map-only jobs have SE_r = 0 and stay out of eq 7. Jobs never probed have null probe
   columns and are skipped by the ``probe`` models.
 
-A history with no job that has reduces gives no eq 7 (``se_r`` is None): map-only and uber jobs
-are still predicted, and predicting a job with reduces raises ModelError.
+A model has a ``form`` (:mod:`jobsize.models.design`: the paper's eq 6-8, or the per-task form)
+and a ``clock``: ``wall`` (SE as the paper defines it, summed elapsed task time) or ``cpu``
+(summed task CPU time, ``CPU_MILLISECONDS``, steadier on a loaded machine).
 
-Predicting SE_r feeds the *predicted* SE_m into eq 7, so the SE_r interval also carries
-``β7²·Var(SE_m)``, and S's interval combines both phases:
-``Var(S) = (R_m + R_r·β7)²·Var(SE_m) + R_r²·Var(SE_r | SE_m)``, assuming the two models' errors
-independent. S's interval uses the larger of the two models' t multipliers.
+Predicting SE_r feeds the *predicted* SE_m into eq 7. Beyond the regression, each prediction
+passes through what :meth:`SizeModel.fit` learnt besides the coefficients: a per-application
+correction for recurring jobs (:mod:`jobsize.models.recurring`), a floor of N × the fastest
+task the history saw (:mod:`jobsize.models.guard`, which also flags extrapolation), and, when
+the model was calibrated, conformal intervals and quantiles (:mod:`jobsize.models.conformal`).
+Without a calibration the intervals are GLS's: ``Var(S) = (R_m + R_r·β7)²·Var(SE_m) +
+R_r²·Var(SE_r | SE_m)``, assuming the two models' errors independent.
 """
 
 from __future__ import annotations
@@ -30,47 +35,69 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from jobsize.models.conformal import Calibration
 from jobsize.models.design import (
     EQUATION,
     PROBE_FRACTION,
     check_features,
+    check_form,
     design_matrix,
     design_row,
     input_columns,
+    job_quantities,
+    optional_columns,
     training_columns,
 )
+from jobsize.models.guard import Guard
 from jobsize.models.job import containers, is_uber
 from jobsize.models.prediction import Prediction
+from jobsize.models.recurring import Recurring, application
 from jobsize.models.regression import PhaseModel, check_level, t_quantile
 from jobsize.models.resources import (
     PAPER_CLUSTER,
     Resources,
     job_size,
     min_e,
-    min_e_array,
     uber_size,
 )
-from jobsize.models.uber import TaskTimes, UberEstimate
+from jobsize.models.scaling import used_cpu_for_function_time
+from jobsize.models.uber import UberModel, task_times
 from jobsize.models.variance import check_method
 
-from jobsize.errors import InputError, ModelError, SchemaError
-from jobsize.schema import DEFAULT_CONTAINERS, SIZE_INPUTS, TARGETS, UBER_DEFAULTS, conform
+from jobsize.errors import ConfigError, InputError, ModelError, SchemaError
+from jobsize.schema import DEFAULT_CONTAINERS, SIZE_INPUTS, conform
+from jobsize.ubermode import decide_array
 
 SUCCEEDED = "SUCCEEDED"
 _MS = 1e-3
+CLOCKS: dict[str, dict[str, str]] = {
+    "wall": {"SE_m": "map_time_ms", "SE_r": "reduce_time_ms"},
+    "cpu": {"SE_m": "map_cpu_ms", "SE_r": "reduce_cpu_ms"},
+}
+FORM_DEFAULT = "tasks"
+#: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
+MIN_CALIBRATION = 20
 
 #: Columns of :meth:`SizeModel.predict_frame`, units in the names.
 PREDICTION_COLUMNS: tuple[str, ...] = (
     "job_id", "uber", "SE_m_s", "SE_m_low_s", "SE_m_high_s", "SE_r_s", "SE_r_low_s",
     "SE_r_high_s", "S_mb_s", "S_low_mb_s", "S_high_mb_s", "S_vcore_s", "S_low_vcore_s",
-    "S_high_vcore_s", "minE_s", "APB_mb", "APB_vcores",
+    "S_high_vcore_s", "minE_s", "APB_mb", "APB_vcores", "extrapolation",
 )
 
 
-def _numeric_columns(features: str) -> tuple[str, ...]:
-    names = dict.fromkeys((*training_columns("SE_m", features),
-                           *training_columns("SE_r", features), *SIZE_INPUTS,
-                           "map_input_bytes", *TARGETS.values()))
+def check_clock(clock: str) -> None:
+    if clock not in CLOCKS:
+        raise ConfigError(f"unknown clock {clock!r}; expected one of "
+                          f"{', '.join(CLOCKS)}")
+
+
+def _numeric_columns(features: str, form: str, clock: str) -> tuple[str, ...]:
+    names = dict.fromkeys((*training_columns("SE_m", features, form),
+                           *training_columns("SE_r", features, form),
+                           *optional_columns(features, form), *SIZE_INPUTS,
+                           "map_input_bytes", *CLOCKS[clock].values(),
+                           *CLOCKS["wall"].values()))
     return tuple(names)
 
 
@@ -84,20 +111,24 @@ class _Trace:
     cols: dict[str, np.ndarray]
     success: np.ndarray
     uber: np.ndarray
+    apps: list[str | None]
     source: object
 
     @classmethod
-    def of(cls, records: pd.DataFrame, features: str, source: object = None) -> _Trace:
+    def of(cls, records: pd.DataFrame, features: str, form: str, clock: str,
+           source: object = None) -> _Trace:
         if not isinstance(records, pd.DataFrame):
             raise InputError(f"expected a DataFrame of job records, got {type(records).__name__}",
                              source=source)
         frame = conform(records, source=source)
         cols = {c: frame[c].to_numpy(dtype="float64", na_value=np.nan)
-                for c in _numeric_columns(features)}
+                for c in _numeric_columns(features, form, clock)}
         state = frame["state"]
         success = (state.isna() | (state == SUCCEEDED)).fillna(False).to_numpy(dtype=bool)
+        apps = [application(n) for n in frame["job_name"].to_numpy(dtype=object, na_value=None)]
         trace = cls(job_id=frame["job_id"].to_numpy(dtype=object, na_value=None), cols=cols,
-                    success=success, uber=_uber_array(frame["uberized"], cols), source=source)
+                    success=success, uber=_uber_array(frame["uberized"], cols), apps=apps,
+                    source=source)
         trace._validate()
         return trace
 
@@ -107,15 +138,6 @@ class _Trace:
     def where(self, i: int) -> str:
         job = self.job_id[i]
         return f"row {i}" + (f" (job {job})" if job is not None else "")
-
-    def known(self, names: tuple[str, ...]) -> np.ndarray:
-        ok = np.ones(len(self), dtype=bool)
-        for name in names:
-            ok &= np.isfinite(self.cols[name])
-        return ok
-
-    def subset(self, rows: np.ndarray, names: tuple[str, ...]) -> dict[str, np.ndarray]:
-        return {c: self.cols[c][rows] for c in names}
 
     def _validate(self) -> None:
         for name, values in self.cols.items():
@@ -130,30 +152,15 @@ class _Trace:
 
 
 def _uber_array(uberized: pd.Series, cols: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Recorded uber flag, else Hadoop's rule with its defaults (see schema.uber_eligible)."""
+    """Recorded uber flag, else Hadoop's decision with Hadoop's defaults (uber mode off)."""
     known = uberized.notna().to_numpy(dtype=bool)
     flag = uberized.fillna(False).to_numpy(dtype=bool)
-    d = UBER_DEFAULTS
-    with np.errstate(invalid="ignore"):
-        eligible = ((cols["n_maps"] <= d["mapreduce.job.ubertask.maxmaps"])
-                    & (cols["n_reduces"] <= min(1, d["mapreduce.job.ubertask.maxreduces"]))
-                    & (cols["map_input_bytes"] <= d["mapreduce.job.ubertask.maxbytes"]))
+    eligible = decide_array(cols["n_maps"], cols["n_reduces"], cols["map_input_bytes"])
     return np.where(known, flag, eligible)
 
 
-def _task_times(values: np.ndarray) -> TaskTimes:
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return TaskTimes()
-    mean = float(np.mean(values))
-    return TaskTimes(count=len(values), mean=mean, m2=float(np.sum((values - mean) ** 2)))
-
-
-def _interval(mean: float, var: float, t: float) -> tuple[float, float]:
-    if math.isinf(t):
-        return 0.0, math.inf
-    half = t * math.sqrt(var) if var > 0 else 0.0
-    return max(mean - half, 0.0), mean + half
+def _finite_rows(x: np.ndarray) -> np.ndarray:
+    return np.isfinite(x).all(axis=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,44 +168,62 @@ def _interval(mean: float, var: float, t: float) -> tuple[float, float]:
 
 @dataclass
 class SizeModel:
-    """eq 6 + eq 7 + the uber estimate, fitted on job records."""
+    """eq 6 + eq 7 + the uber model, fitted on job records, with what serves predictions."""
 
     features: str
     method: str
     level: float
     se_m: PhaseModel
     se_r: PhaseModel | None
-    uber: UberEstimate
+    uber: UberModel
     training: dict[str, Any] = field(default_factory=dict)
+    form: str = "paper"
+    clock: str = "wall"
+    guards: dict[str, Guard] = field(default_factory=dict)
+    recurring: Recurring = field(default_factory=Recurring)
+    calibration: dict[str, Calibration] = field(default_factory=dict)
 
     # -- fitting ------------------------------------------------------------------------------
 
     @classmethod
     def fit(cls, records: pd.DataFrame, features: str = "probe", method: str = "gls",
-            level: float = 0.95, *, partial: bool = False, source: object = None) -> SizeModel:
+            level: float = 0.95, *, form: str = FORM_DEFAULT, clock: str = "wall",
+            partial: bool = False, source: object = None) -> SizeModel:
         """Fit on a DataFrame of job records (see the module docstring for which jobs count).
 
         Too few usable jobs for eq 6 raise ModelError; so do too few for eq 7 unless there are
         none (then ``se_r`` is None) or ``partial`` is set (then ``se_r`` is None as well).
+        The model is not calibrated: see :func:`jobsize.models.evaluation.calibrate`.
         """
         check_features(features)
         check_method(method)
         check_level(level)
-        tr = _Trace.of(records, features, source)
+        check_form(form)
+        check_clock(clock)
+        tr = _Trace.of(records, features, form, clock, source)
         base = tr.success & ~tr.uber
-        n_r = tr.cols["n_reduces"]
-        m_rows = base & tr.known(training_columns("SE_m", features))
-        r_rows = base & (n_r > 0) & tr.known(training_columns("SE_r", features))
-        se_m = _fit_phase(tr, "SE_m", features, method, level, m_rows, base)
+        n_m, n_r = tr.cols["n_maps"], tr.cols["n_reduces"]
+        targets = CLOCKS[clock]
+        y_m = tr.cols[targets["SE_m"]] * _MS
+        y_r = np.where(n_r == 0, 0.0, tr.cols[targets["SE_r"]] * _MS)
+        x_m = design_matrix(tr.cols, "SE_m", features, form=form)
+        m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
+        se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],
+                          y_m[m_rows], base)
+        guards = {"SE_m": Guard.of(x_m[m_rows], n_m[m_rows], y_m[m_rows],
+                                   se_m.solution.xtwx_inv)}
         se_r = None
+        x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form)
+        r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         if r_rows.any():
             try:
-                se_r = _fit_phase(tr, "SE_r", features, method, level, r_rows,
-                                  base & (n_r > 0))
+                se_r = _fit_phase(tr, "SE_r", features, method, level, form, clock,
+                                  x_r[r_rows], y_r[r_rows], base & (n_r > 0))
+                guards["SE_r"] = Guard.of(x_r[r_rows], n_r[r_rows], y_r[r_rows],
+                                          se_r.solution.xtwx_inv)
             except ModelError:
                 if not partial:
                     raise
-        uber = _uber_history(tr)
         training = {
             "jobs": len(tr), "succeeded": int(tr.success.sum()),
             "uber": int((tr.success & tr.uber).sum()),
@@ -208,51 +233,150 @@ class SizeModel:
         }
         if se_r is None:
             training["note"] = "no eq 7 (SE_r) model: too few jobs with reduces"
-        return cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
-                   uber=uber, training=training)
+        if form == "tasks":
+            cpu = used_cpu_for_function_time({k: v[m_rows] for k, v in tr.cols.items()},
+                                             features)
+            if cpu:
+                training["function_time_from_cpu"] = cpu
+        model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
+                    uber=_uber_history(tr, y_m, y_r), training=training, form=form,
+                    clock=clock, guards=guards)
+        model.recurring = _recurring(model, tr, x_m, x_r, y_m, y_r, m_rows, r_rows)
+        return model
 
     # -- one job ------------------------------------------------------------------------------
 
     def predict_one(self, values: Mapping[str, float], conf: Mapping[str, object] | None = None,
                     cluster: Resources = PAPER_CLUSTER) -> Prediction:
-        """Predict one job from :func:`jobsize.models.job.job_values` (plain floats, no pandas)."""
+        """Predict one job from :func:`jobsize.models.job.job_values` (plain floats); ``conf``
+        is the job's mapping as given (its configuration and name)."""
+        conf = conf or {}
         try:
             n_m = values["n_maps"]
             n_r = values["n_reduces"]
         except KeyError as exc:
             raise InputError(f"missing {exc.args[0]!r}, needed by every prediction") from None
-        rm_mem, rm_vc, rr_mem, rr_vc, ram_mem, ram_vc = containers(values)
-        if is_uber(values, conf or {}):
-            return self._predict_uber(n_m, n_r, Resources(ram_mem, ram_vc))
+        app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
+        if is_uber(values, conf):
+            return self._predict_uber(values, n_m, n_r, app)
         self._check_fraction(values)
-        se_m, var_m = self.se_m.predict_one(self._row(values, "SE_m"))
-        se_r = var_own = b7 = t_r = 0.0
+        q = self._quantities(values)
+        row_m = self._row(values, "SE_m", q=q)
+        se_m, var_m = self.se_m.predict_one(row_m)
+        se_r = var_r = b7 = 0.0
+        row_r = None
         if n_r > 0:
             if self.se_r is None:
                 raise ModelError("this model has no eq 7 (SE_r): its history had too few jobs "
                                  "with reduces")
-            se_r, var_own = self.se_r.predict_one(self._row(values, "SE_r", se_m))
+            row_r = self._row(values, "SE_r", se_m, q)
+            se_r, var_r = self.se_r.predict_one(row_r)
             b7 = self.se_r.coef_list[-1]
-            t_r = self.se_r.t
+        return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
+                            cluster)
+
+    def _finish(self, se_m: float, var_m: float, se_r: float, var_r: float, b7: float,
+                values: Mapping[str, float], n_m: float, n_r: float, app: str | None,
+                row_m: list[float] | None, row_r: list[float] | None,
+                cluster: Resources) -> Prediction:
+        """Corrections, floors, intervals and flags on top of the regression's means."""
+        notes: list[str] = []
+        se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
+        se_m = self._floored("SE_m", se_m, n_m, notes)
+        if n_r > 0:
+            se_r = self._floored("SE_r", se_r, n_r, notes)
+        rm_mem, rm_vc, rr_mem, rr_vc, _, _ = containers(values)
         r_m, r_r = Resources(rm_mem, rm_vc), Resources(rr_mem, rr_vc)
         size = job_size(se_m, se_r, r_m, r_r)
-        var_mem = (rm_mem + rr_mem * b7) ** 2 * var_m + rr_mem * rr_mem * var_own
-        var_vc = (rm_vc + rr_vc * b7) ** 2 * var_m + rr_vc * rr_vc * var_own
-        return _prediction(se_m, var_m, self.se_m.t, se_r, var_own + b7 * b7 * var_m, t_r, size,
-                           var_mem, var_vc, max(self.se_m.t, t_r),
-                           min_e(se_m, se_r, n_m, n_r, r_m, r_r, cluster), self.level,
-                           uber=False)
+        extrapolation = self._outside(row_m, row_r)
+        intervals = self._intervals(se_m, var_m, se_r, var_r, b7, size, r_m, r_r, n_r)
+        m_int, r_int, s_int, quantiles, method = intervals
+        minimum = min_e(se_m, se_r, n_m, n_r, r_m, r_r, cluster)
+        apb = Resources(0.0, 0.0) if minimum <= 0 else size * (1.0 / minimum)
+        return Prediction(SE_m=se_m, SE_r=se_r, S=size, minE=minimum, APB=apb,
+                          SE_m_interval=m_int, SE_r_interval=r_int, S_interval=s_int,
+                          level=self.level, uber=False, quantiles=quantiles,
+                          interval_method=method, extrapolation=tuple(extrapolation),
+                          notes=tuple(notes))
 
-    def _predict_uber(self, n_m: float, n_r: float, r_am: Resources) -> Prediction:
-        se_m, var_m, k_m = self.uber.predict("map", n_m)
-        se_r, var_r, k_r = self.uber.predict("reduce", n_r)
+    def _corrected(self, se_m: float, se_r: float, n_r: float, app: str | None,
+                   notes: list[str]) -> tuple[float, float]:
+        f_m = self.recurring.factor("SE_m", app)
+        f_r = self.recurring.factor("SE_r", app) if n_r > 0 else 1.0
+        if f_m != 1.0 or f_r != 1.0:
+            notes.append(f"recurring application {app!r}: SE_m × {f_m:.3g}, SE_r × {f_r:.3g} "
+                         "from its earlier runs")
+        return se_m * f_m, se_r * f_r
+
+    def _floored(self, phase: str, value: float, tasks: float, notes: list[str]) -> float:
+        guard = self.guards.get(phase)
+        floor = guard.floor(tasks) if guard is not None else 0.0
+        if value < floor or not value >= 0:
+            notes.append(f"{phase}: the linear model gave {value:.4g} s, below {tasks:g} × the "
+                         f"fastest mean task time in the history; raised to {floor:.4g} s")
+            return floor
+        return value
+
+    def _outside(self, row_m: list[float] | None, row_r: list[float] | None) -> list[str]:
+        out = []
+        for phase, row, model in (("SE_m", row_m, self.se_m), ("SE_r", row_r, self.se_r)):
+            guard = self.guards.get(phase)
+            if row is None or guard is None or model is None:
+                continue
+            out += [f"{phase}:{name}" for name in guard.outside(row, model.terms,
+                                                                 model.solution.xtwx_inv)]
+        return out
+
+    def _intervals(self, se_m: float, var_m: float, se_r: float, var_r: float, b7: float,
+                   size: Resources, r_m: Resources, r_r: Resources, n_r: float):
+        cal = self.calibration
+        level = self.level
+        if all(cal.get(name) is not None and cal[name].size >= MIN_CALIBRATION
+               for name in ("S", "SE_m")):
+            m_int = cal["SE_m"].interval(se_m, level) if se_m > 0 else (0.0, 0.0)
+            r_int = (cal["SE_r"].interval(se_r, level)
+                     if n_r > 0 and se_r > 0 and "SE_r" in cal else (0.0, 0.0))
+            lo, hi = cal["S"].interval(size.memory, level) if size.memory > 0 else (0.0, 0.0)
+            ratio = size.vcores / size.memory if size.memory > 0 else 0.0
+            s_int = (Resources(lo, lo * ratio), Resources(hi, hi * ratio))
+            quantiles = cal["S"].quantiles(size.memory) if size.memory > 0 else {}
+            return m_int, r_int, s_int, quantiles, "conformal"
+        t_m = self.se_m.t
+        t_r = self.se_r.t if (self.se_r is not None and n_r > 0) else 0.0
+        var_own = var_r
+        var_mem = (r_m.memory + r_r.memory * b7) ** 2 * var_m + r_r.memory ** 2 * var_own
+        var_vc = (r_m.vcores + r_r.vcores * b7) ** 2 * var_m + r_r.vcores ** 2 * var_own
+        t_s = max(t_m, t_r)
+        mem_lo, mem_hi = _interval(size.memory, var_mem, t_s)
+        vc_lo, vc_hi = _interval(size.vcores, var_vc, t_s)
+        return (_interval(se_m, var_m, t_m), _interval(se_r, var_own + b7 * b7 * var_m, t_r),
+                (Resources(mem_lo, vc_lo), Resources(mem_hi, vc_hi)), {}, "gls")
+
+    def _predict_uber(self, values: Mapping[str, float], n_m: float, n_r: float,
+                      app: str | None) -> Prediction:
+        """An uber job: the uber model's (or the history's mean task time's) estimate."""
+        mi = values.get("map_input_bytes")
+        notes: list[str] = []
+        se_m, v_m, k_m, fitted_m = self.uber.predict("map", n_m, n_m, mi)
+        se_r, v_r, k_r, fitted_r = self.uber.predict("reduce", n_r, n_m, mi)
+        se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
+        if not (fitted_m and (fitted_r or n_r == 0)):
+            notes.append("uber job sized from the history's mean task time (too few uber jobs "
+                         "in the history for the uber model)")
         t_m = t_quantile(k_m - 1, self.level) if n_m > 0 else 0.0
         t_r = t_quantile(k_r - 1, self.level) if n_r > 0 else 0.0
+        m_int = _log_interval(se_m, v_m, t_m) if fitted_m else _interval(se_m, v_m, t_m)
+        r_int = _log_interval(se_r, v_r, t_r) if fitted_r else _interval(se_r, v_r, t_r)
+        _, _, _, _, ram_mem, ram_vc = containers(values)
+        r_am = Resources(ram_mem, ram_vc)
+        size = uber_size(se_m, se_r, r_am)
         total = se_m + se_r
-        var_t = var_m + var_r
-        return _prediction(se_m, var_m, t_m, se_r, var_r, t_r, uber_size(se_m, se_r, r_am),
-                           r_am.memory ** 2 * var_t, r_am.vcores ** 2 * var_t, max(t_m, t_r),
-                           total, self.level, uber=True, apb=r_am)
+        s_lo, s_hi = m_int[0] + r_int[0], m_int[1] + r_int[1]
+        return Prediction(SE_m=se_m, SE_r=se_r, S=size, minE=total,
+                          APB=r_am if total > 0 else Resources(0.0, 0.0),
+                          SE_m_interval=m_int, SE_r_interval=r_int,
+                          S_interval=(r_am * s_lo, r_am * s_hi), level=self.level, uber=True,
+                          interval_method="uber", notes=tuple(notes))
 
     def _check_fraction(self, values: Mapping[str, float]) -> None:
         if self.features == "probe":
@@ -261,46 +385,104 @@ class SizeModel:
                 raise InputError(f"probe_fraction {f:g} is not in (0, 1]",
                                  where=f"key {PROBE_FRACTION!r}")
 
+    def _quantities(self, values: Mapping[str, float]) -> dict[str, np.ndarray] | None:
+        """The job's quantities, computed once for both equations (per-task form with the
+        job's own counters; probe features take the plain-float path of ``design_row``)."""
+        if self.form == "paper" or self.features == "probe":
+            for name in input_columns("SE_m", self.features, self.form):
+                if name not in values:
+                    raise InputError(self._missing("SE_m", name))
+            return None
+        for name in input_columns("SE_m", self.features, self.form):
+            if name not in values:
+                raise InputError(self._missing("SE_m", name))
+        return job_quantities(values, self.features, self.form)
+
     def _row(self, values: Mapping[str, float], phase: str,
-             se_m: float | None = None) -> list[float]:
+             se_m: float | None = None, q: dict[str, np.ndarray] | None = None) -> list[float]:
         try:
-            return design_row(values, phase, self.features, se_m)
+            row = design_row(values, phase, self.features, se_m, self.form, q)
         except KeyError as exc:
-            raise InputError(
-                f"missing {exc.args[0]!r}, needed by eq {EQUATION[phase]} ({phase}) with "
-                f"{self.features} features: {', '.join(input_columns(phase, self.features))}"
-            ) from None
+            raise InputError(self._missing(phase, exc.args[0])) from None
+        if not all(math.isfinite(v) for v in row):
+            raise InputError(f"eq {EQUATION[phase]} ({phase}) cannot be evaluated for this "
+                             "job: a value it needs is not a finite number")
+        return row
+
+    def _missing(self, phase: str, name: str) -> str:
+        return (f"missing {name!r}, needed by eq {EQUATION[phase]} ({phase}) with "
+                f"{self.features} features ({self.form} form): "
+                f"{', '.join(input_columns(phase, self.features, self.form))}")
 
     def observe(self, values: Mapping[str, float], conf: Mapping[str, object] | None = None,
                 state: object = None) -> tuple[str, ...]:
         """Add one finished job online (O(p²) per model); returns the parts it updated.
 
-        The same rules as :meth:`fit` decide which parts a job feeds; jobs that did not succeed
-        and jobs lacking a model's columns are left out of that model.
+        The job is first predicted as it would have been before it ran; that error feeds the
+        calibration and its application's correction, then the job joins the fit. A job that
+        did not succeed is ignored (returns ``()``); a successful job the model cannot learn
+        from — no task times, or a non-uber job lacking a column eq 6 reads — raises
+        InputError naming what is missing.
         """
         if state is not None and state != SUCCEEDED:
             return ()
+        conf = conf or {}
+        targets = CLOCKS[self.clock]
         n_m, n_r = values.get("n_maps"), values.get("n_reduces")
-        map_ms, reduce_ms = values.get(TARGETS["SE_m"]), values.get(TARGETS["SE_r"])
-        if n_m is None or map_ms is None:
-            return ()
+        map_ms, reduce_ms = values.get(targets["SE_m"]), values.get(targets["SE_r"])
+        for name, value in (("n_maps", n_m), ("n_reduces", n_r), (targets["SE_m"], map_ms)):
+            if value is None:
+                raise InputError(f"cannot learn from this job: missing {name!r}")
+        if n_r > 0 and reduce_ms is None:
+            raise InputError(f"cannot learn from this job: missing {targets['SE_r']!r} of a "
+                             "job with reduces")
         se_m = map_ms * _MS
-        se_r = reduce_ms * _MS if reduce_ms is not None else (0.0 if n_r == 0 else None)
-        uber = is_uber(values, conf or {})
-        self.uber.add(n_m, n_r or 0.0, se_m, se_r, uber)
-        updated = ["uber"]
-        self.training["observed"] = self.training.get("observed", 0) + 1
+        se_r = 0.0 if n_r == 0 else reduce_ms * _MS
+        uber = is_uber(values, conf)
         if uber:
-            return tuple(updated)
+            self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, True)
+            self.training["observed"] = self.training.get("observed", 0) + 1
+            return ("uber",)
         self._check_fraction(values)
-        if all(c in values for c in training_columns("SE_m", self.features)):
-            self.se_m.observe(design_row(values, "SE_m", self.features), se_m)
-            updated.append("SE_m")
-        if (self.se_r is not None and n_r and se_r is not None
-                and all(c in values for c in training_columns("SE_r", self.features))):
-            self.se_r.observe(design_row(values, "SE_r", self.features, se_m), se_r)
+        q = self._quantities(values)  # raises, naming what is missing, before any update
+        row_m = self._row(values, "SE_m", q=q)
+        row_r = (self._row(values, "SE_r", se_m, q)
+                 if self.se_r is not None and n_r > 0 else None)
+        app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
+        self._learn_errors(values, row_m, n_r, se_m, se_r, app, conf, q)
+        self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, False)
+        self.training["observed"] = self.training.get("observed", 0) + 1
+        self.se_m.observe(row_m, se_m)
+        self._widen("SE_m", row_m, n_m, se_m)
+        updated = ["uber", "SE_m"]
+        if row_r is not None:
+            self.se_r.observe(row_r, se_r)
+            self._widen("SE_r", row_r, n_r, se_r)
             updated.append("SE_r")
         return tuple(updated)
+
+    def _learn_errors(self, values, row_m, n_r, se_m, se_r, app, conf, q) -> None:
+        """Before learning a job: its out-of-sample errors for the calibration and its
+        application's correction."""
+        raw_m = self.se_m.predict_one(row_m)[0]
+        raw_r = 0.0
+        if self.se_r is not None and n_r > 0:
+            raw_r = self.se_r.predict_one(self._row(values, "SE_r", raw_m, q))[0]
+        self.recurring.add("SE_m", app, _log_ratio(se_m, raw_m))
+        if n_r > 0:
+            self.recurring.add("SE_r", app, _log_ratio(se_r, raw_r))
+        if self.calibration:
+            before = self.predict_one(values, conf)
+            rm, _, rr, _, _, _ = containers(values)
+            actual = {"SE_m": se_m, "SE_r": se_r, "S": rm * se_m + rr * se_r}
+            predicted = {"SE_m": before.SE_m, "SE_r": before.SE_r, "S": before.S.memory}
+            for name, cal in self.calibration.items():
+                if name != "SE_r" or n_r > 0:
+                    cal.add(predicted[name], actual[name])
+
+    def _widen(self, phase: str, row: list[float], tasks: float, y: float) -> None:
+        if phase in self.guards:
+            self.guards[phase].widen(row, tasks, y)
 
     # -- many jobs ----------------------------------------------------------------------------
 
@@ -311,194 +493,176 @@ class SizeModel:
         ``errors="raise"``: a job that cannot be predicted (a needed column is null) raises
         InputError naming it; ``errors="nan"``: its row is NaN.
         """
-        tr = _Trace.of(records, self.features, source)
-        out, ok = self._predict_arrays(tr, cluster)
-        if errors == "raise" and not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise InputError(f"{tr.where(i)}: {self._row_problem(tr, i)}", source=source)
-        frame = pd.DataFrame({"job_id": pd.array(tr.job_id, dtype="string"), "uber": tr.uber,
-                              **out})
-        return frame[list(PREDICTION_COLUMNS)]
-
-    def _predict_arrays(self, tr: _Trace, cluster: Resources
-                        ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        tr = _Trace.of(records, self.features, self.form, self.clock, source)
         c = tr.cols
         n = len(tr)
-        n_m, n_r = c["n_maps"], c["n_reduces"]
-        d = DEFAULT_CONTAINERS
-        r = {k: np.where(np.isfinite(c[k]), c[k], d[k]) for k in DEFAULT_CONTAINERS}
-        se_m, var_m = self.se_m.predict(design_matrix(c, "SE_m", self.features))
-        has_r = n_r > 0
-        se_r, var_r = np.zeros(n), np.zeros(n)
-        b7, t_r = np.zeros(n), np.zeros(n)  # β7 applies to jobs with reduces only
-        if self.se_r is not None and has_r.any():
-            x_r = design_matrix(c, "SE_r", self.features, se_m=se_m)
-            mean_r, v_r = self.se_r.predict(np.nan_to_num(x_r[has_r]))
-            bad_r = ~np.isfinite(x_r[has_r]).all(axis=1)
-            mean_r[bad_r], v_r[bad_r] = np.nan, np.nan
-            se_r[has_r], var_r[has_r] = mean_r, v_r
-            b7[has_r] = self.se_r.coef[-1]
-            t_r[has_r] = self.se_r.t
-        elif has_r.any():
-            se_r[has_r] = var_r[has_r] = np.nan
-        t_m = np.full(n, self.se_m.t)
-        s_mem = r["map_memory_mb"] * se_m + r["reduce_memory_mb"] * se_r
-        s_vc = r["map_vcores"] * se_m + r["reduce_vcores"] * se_r
-        var_mem = ((r["map_memory_mb"] + r["reduce_memory_mb"] * b7) ** 2 * var_m
-                   + r["reduce_memory_mb"] ** 2 * var_r)
-        var_vc = ((r["map_vcores"] + r["reduce_vcores"] * b7) ** 2 * var_m
-                  + r["reduce_vcores"] ** 2 * var_r)
-        var_r = var_r + b7 * b7 * var_m
-        min_e = min_e_array(se_m, se_r, n_m, n_r, (r["map_memory_mb"], r["map_vcores"]),
-                            (r["reduce_memory_mb"], r["reduce_vcores"]), cluster)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            apb_mem = np.where(min_e > 0, s_mem / min_e, 0.0)
-            apb_vc = np.where(min_e > 0, s_vc / min_e, 0.0)
-        arrays = {"se_m": se_m, "var_m": var_m, "t_m": t_m, "se_r": se_r, "var_r": var_r,
-                  "t_r": t_r, "s_mem": s_mem, "s_vc": s_vc, "var_mem": var_mem,
-                  "var_vc": var_vc, "min_e": min_e, "apb_mem": apb_mem, "apb_vc": apb_vc}
-        self._fill_uber(tr, r, arrays)
-        ok = np.isfinite(arrays["se_m"]) & np.isfinite(arrays["se_r"]) & np.isfinite(n_m) & \
-            np.isfinite(n_r)
-        return _columns(arrays, ok), ok
-
-    def _fill_uber(self, tr: _Trace, r: dict[str, np.ndarray], a: dict[str, np.ndarray]) -> None:
-        """Overwrite the rows of uber jobs with the historical estimate (see _predict_uber)."""
-        rows = tr.uber
-        if not rows.any():
-            return
-        n_m, n_r = tr.cols["n_maps"][rows], tr.cols["n_reduces"][rows]
-        try:
-            phases = {"map": (n_m, self.uber.history("map")),
-                      "reduce": (n_r, self.uber.history("reduce"))}
-        except ModelError:
-            a["se_m"][rows] = np.nan
-            return
-        est = {}
-        for phase, (n, h) in phases.items():
-            has = n > 0
-            mean = np.where(has, n * h.mean, 0.0)
-            var = np.where(has, n * n * h.variance * (1 + 1 / h.count), 0.0)
-            t = np.where(has, t_quantile(h.count - 1, self.level), 0.0)
-            est[phase] = (mean, var, t)
-        (se_m, var_m, t_m), (se_r, var_r, t_r) = est["map"], est["reduce"]
-        total, var_t = se_m + se_r, var_m + var_r
-        am_mem, am_vc = r["am_memory_mb"][rows], r["am_vcores"][rows]
-        for key, value in (("se_m", se_m), ("var_m", var_m), ("t_m", t_m), ("se_r", se_r),
-                           ("var_r", var_r), ("t_r", t_r), ("s_mem", am_mem * total),
-                           ("s_vc", am_vc * total), ("var_mem", am_mem ** 2 * var_t),
-                           ("var_vc", am_vc ** 2 * var_t), ("min_e", total),
-                           ("apb_mem", np.where(total > 0, am_mem, 0.0)),
-                           ("apb_vc", np.where(total > 0, am_vc, 0.0))):
-            a[key][rows] = value
+        x_m = design_matrix(c, "SE_m", self.features, form=self.form)
+        mean_m, var_m = self.se_m.predict(np.nan_to_num(x_m))
+        mean_m[~_finite_rows(x_m)] = np.nan
+        mean_r, var_r = np.zeros(n), np.zeros(n)
+        has_r = c["n_reduces"] > 0
+        x_r = None
+        if self.se_r is not None:
+            x_r = design_matrix(c, "SE_r", self.features, se_m=mean_m, form=self.form)
+            mr, vr = self.se_r.predict(np.nan_to_num(x_r))
+            mr[~_finite_rows(x_r)] = np.nan
+            mean_r, var_r = np.where(has_r, mr, 0.0), np.where(has_r, vr, 0.0)
+        rows, ok = [], np.zeros(n, dtype=bool)
+        b7 = self.se_r.coef[-1] if self.se_r is not None else 0.0
+        for i in range(n):
+            values = {k: float(v[i]) for k, v in c.items() if math.isfinite(v[i])}
+            try:
+                if not math.isfinite(c["n_maps"][i]) or not math.isfinite(c["n_reduces"][i]):
+                    raise InputError("column 'n_maps' or 'n_reduces' is null; every "
+                                     "prediction needs it")
+                if tr.uber[i]:
+                    p = self._predict_uber(values, values["n_maps"], values["n_reduces"],
+                                           tr.apps[i])
+                elif not math.isfinite(mean_m[i]) or (has_r[i] and not math.isfinite(
+                        mean_r[i])):
+                    raise InputError(self._row_problem(tr, i))
+                else:
+                    row_r = x_r[i].tolist() if (x_r is not None and has_r[i]) else None
+                    p = self._finish(float(mean_m[i]), float(var_m[i]), float(mean_r[i]),
+                                     float(var_r[i]), b7 if has_r[i] else 0.0, values,
+                                     values["n_maps"], values["n_reduces"], tr.apps[i],
+                                     x_m[i].tolist(), row_r, cluster)
+            except (InputError, ModelError) as exc:
+                if errors == "raise":
+                    raise InputError(f"{tr.where(i)}: {getattr(exc, 'reason', exc)}",
+                                     source=source) from None
+                rows.append(None)
+                continue
+            ok[i] = True
+            rows.append(p)
+        frame = pd.DataFrame([_frame_row(p) for p in rows], columns=list(PREDICTION_COLUMNS[1:]))
+        frame.insert(0, "job_id", pd.array(tr.job_id, dtype="string"))
+        frame["uber"] = tr.uber
+        return frame[list(PREDICTION_COLUMNS)]
 
     def _row_problem(self, tr: _Trace, i: int) -> str:
         c = tr.cols
-        for name in ("n_maps", "n_reduces"):
-            if not math.isfinite(c[name][i]):
-                return f"column {name!r} is null; every prediction needs it"
-        if tr.uber[i]:
-            return "cannot size this uber job from the history"
+        if self.se_r is None and c["n_reduces"][i] > 0:
+            return "this model has no eq 7 (SE_r): its history had too few jobs with reduces"
         phases = ("SE_m", "SE_r") if c["n_reduces"][i] > 0 else ("SE_m",)
         for phase in phases:
-            for name in input_columns(phase, self.features):
-                if not math.isfinite(c[name][i]):
+            for name in input_columns(phase, self.features, self.form):
+                if name in c and not math.isfinite(c[name][i]):
                     return (f"column {name!r} is null; eq {EQUATION[phase]} ({phase}) with "
                             f"{self.features} features needs it")
-        return "this model has no eq 7 (SE_r): its history had too few jobs with reduces"
+        return "a value eq 6 or eq 7 needs is not a finite number"
 
 
-def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float,
-               rows: np.ndarray, candidates: np.ndarray) -> PhaseModel:
-    x = design_matrix(tr.subset(rows, input_columns(phase, features)), phase, features,
-                      se_m=tr.cols[TARGETS["SE_m"]][rows] * _MS)
-    y = tr.cols[TARGETS[phase]][rows] * _MS
+_NAN_ROW = {k: math.nan for k in PREDICTION_COLUMNS[2:-1]}
+
+
+def _frame_row(p: Prediction | None) -> dict[str, object]:
+    if p is None:
+        return {**_NAN_ROW, "extrapolation": None}
+    (s_lo, s_hi) = p.S_interval
+    return {
+        "SE_m_s": p.SE_m, "SE_m_low_s": p.SE_m_interval[0], "SE_m_high_s": p.SE_m_interval[1],
+        "SE_r_s": p.SE_r, "SE_r_low_s": p.SE_r_interval[0], "SE_r_high_s": p.SE_r_interval[1],
+        "S_mb_s": p.S.memory, "S_low_mb_s": s_lo.memory, "S_high_mb_s": s_hi.memory,
+        "S_vcore_s": p.S.vcores, "S_low_vcore_s": s_lo.vcores, "S_high_vcore_s": s_hi.vcores,
+        "minE_s": p.minE, "APB_mb": p.APB.memory, "APB_vcores": p.APB.vcores,
+        "extrapolation": ",".join(p.extrapolation),
+    }
+
+
+def _log_ratio(actual: float, predicted: float) -> float:
+    if actual > 0 and predicted > 0:
+        return math.log(actual / predicted)
+    return math.nan
+
+
+def _interval(mean: float, var: float, t: float) -> tuple[float, float]:
+    if math.isinf(t):
+        return 0.0, math.inf
+    half = t * math.sqrt(var) if var > 0 else 0.0
+    return max(mean - half, 0.0), mean + half
+
+
+def _log_interval(mean: float, var_log: float, t: float) -> tuple[float, float]:
+    if mean <= 0:
+        return 0.0, 0.0
+    if math.isinf(t):
+        return 0.0, math.inf
+    half = t * math.sqrt(max(var_log, 0.0))
+    return mean * math.exp(-half), mean * math.exp(half)
+
+
+def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float, form: str,
+               clock: str, x: np.ndarray, y: np.ndarray, candidates: np.ndarray
+               ) -> PhaseModel:
     try:
-        return PhaseModel.fit(phase, features, method, x, y, level)
+        return PhaseModel.fit(phase, features, method, x, y, level, form)
     except ModelError as exc:
-        raise ModelError(f"{exc.reason}{_null_hint(tr, phase, features, candidates)}",
+        raise ModelError(f"{exc.reason}{_null_hint(tr, phase, features, form, clock, candidates)}",
                          source=tr.source) from None
 
 
-def _null_hint(tr: _Trace, phase: str, features: str, candidates: np.ndarray) -> str:
+def _null_hint(tr: _Trace, phase: str, features: str, form: str, clock: str,
+               candidates: np.ndarray) -> str:
     total = int(candidates.sum())
     if not total:
         return " (no successful non-uber job" + (" with reduces)" if phase == "SE_r" else ")")
-    nulls = {c: int((~np.isfinite(tr.cols[c]) & candidates).sum())
-             for c in training_columns(phase, features)}
+    needed = (*input_columns(phase, features, form), CLOCKS[clock][phase])
+    nulls = {c: int((~np.isfinite(tr.cols[c]) & candidates).sum()) for c in needed}
     worst = max(nulls, key=nulls.__getitem__)
     if not nulls[worst]:
         return ""
     return f" (column {worst!r} is null in {nulls[worst]} of {total} candidate jobs)"
 
 
-def _uber_history(tr: _Trace) -> UberEstimate:
+def _uber_history(tr: _Trace, y_m: np.ndarray, y_r: np.ndarray) -> UberModel:
+    """The uber model: mean task times of all and of uber jobs, and the log-linear models of
+    the uber jobs."""
     c = tr.cols
-    rows = tr.success & np.isfinite(c["n_maps"]) & np.isfinite(c[TARGETS["SE_m"]])
-    n_r = np.nan_to_num(c["n_reduces"])
-    reduce_s = np.where(n_r == 0, 0.0, c[TARGETS["SE_r"]] * _MS)
-    per = {
-        "map": np.where(c["n_maps"] > 0, c[TARGETS["SE_m"]] * _MS / c["n_maps"], np.nan),
-        "reduce": np.where(n_r > 0, reduce_s / np.where(n_r > 0, n_r, 1), np.nan),
-    }
-    est = UberEstimate()
+    model = UberModel()
+    rows = tr.success & np.isfinite(c["n_maps"]) & np.isfinite(y_m)
+    n_m, n_r, mi = c["n_maps"], np.nan_to_num(c["n_reduces"]), c["map_input_bytes"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per = {"map": np.where(n_m > 0, y_m / n_m, np.nan),
+               "reduce": np.where(n_r > 0, y_r / n_r, np.nan)}
     for phase, values in per.items():
-        est.every[phase] = _task_times(values[rows])
-        est.uber[phase] = _task_times(values[rows & tr.uber])
-    return est
+        model.fallback.every[phase] = task_times(values[rows])
+        model.fallback.uber[phase] = task_times(values[rows & tr.uber])
+    for i in np.flatnonzero(rows & tr.uber):
+        model.learn(float(n_m[i]), float(n_r[i]), float(mi[i]), float(y_m[i]),
+                    float(y_r[i]) if math.isfinite(y_r[i]) else None)
+    return model
 
 
-def _prediction(se_m: float, var_m: float, t_m: float, se_r: float, var_r: float, t_r: float,
-                size: Resources, var_mem: float, var_vc: float, t_s: float, min_e: float,
-                level: float, *, uber: bool, apb: Resources | None = None) -> Prediction:
-    """Assemble a Prediction; APB is S / minE (eq 3) unless given (an uber job's is its AM)."""
-    mem_lo, mem_hi = _interval(size.memory, var_mem, t_s)
-    vc_lo, vc_hi = _interval(size.vcores, var_vc, t_s)
-    if min_e <= 0:
-        apb = Resources(0.0, 0.0)
-    elif apb is None:
-        apb = size * (1.0 / min_e)
-    return Prediction(
-        SE_m=se_m, SE_r=se_r, S=size, minE=min_e, APB=apb,
-        SE_m_interval=_interval(se_m, var_m, t_m), SE_r_interval=_interval(se_r, var_r, t_r),
-        S_interval=(Resources(mem_lo, vc_lo), Resources(mem_hi, vc_hi)), level=level, uber=uber)
+def _recurring(model: SizeModel, tr: _Trace, x_m: np.ndarray, x_r: np.ndarray,
+               y_m: np.ndarray, y_r: np.ndarray, m_rows: np.ndarray,
+               r_rows: np.ndarray) -> Recurring:
+    """Per-application corrections from the fitted jobs' errors (the part of each
+    application's cost the global model misses)."""
+    err = {"SE_m": np.full(len(tr), np.nan), "SE_r": np.full(len(tr), np.nan)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pm = model.se_m.predict(np.nan_to_num(x_m))[0]
+        err["SE_m"] = np.where(m_rows & (pm > 0) & (y_m > 0), np.log(y_m / pm), np.nan)
+        if model.se_r is not None:
+            pr = model.se_r.predict(np.nan_to_num(x_r))[0]
+            err["SE_r"] = np.where(r_rows & (pr > 0) & (y_r > 0), np.log(y_r / pr), np.nan)
+    return Recurring.fit(tr.apps, err)
 
 
-def _columns(a: dict[str, np.ndarray], ok: np.ndarray) -> dict[str, np.ndarray]:
-    def bounds(mean: np.ndarray, var: np.ndarray, t: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        with np.errstate(invalid="ignore"):
-            half = np.where(var > 0, t * np.sqrt(np.maximum(var, 0)), 0.0)
-        half = np.where(np.isinf(t), np.inf, half)
-        return np.maximum(mean - half, 0.0), mean + half
-
-    t_s = np.maximum(a["t_m"], a["t_r"])
-    m_lo, m_hi = bounds(a["se_m"], a["var_m"], a["t_m"])
-    r_lo, r_hi = bounds(a["se_r"], a["var_r"], a["t_r"])
-    s_lo, s_hi = bounds(a["s_mem"], a["var_mem"], t_s)
-    v_lo, v_hi = bounds(a["s_vc"], a["var_vc"], t_s)
-    out = {
-        "SE_m_s": a["se_m"], "SE_m_low_s": m_lo, "SE_m_high_s": m_hi,
-        "SE_r_s": a["se_r"], "SE_r_low_s": r_lo, "SE_r_high_s": r_hi,
-        "S_mb_s": a["s_mem"], "S_low_mb_s": s_lo, "S_high_mb_s": s_hi,
-        "S_vcore_s": a["s_vc"], "S_low_vcore_s": v_lo, "S_high_vcore_s": v_hi,
-        "minE_s": a["min_e"], "APB_mb": a["apb_mem"], "APB_vcores": a["apb_vc"],
-    }
-    return {k: np.where(ok, v, np.nan) for k, v in out.items()}
-
-
-def actual_sizes(records: pd.DataFrame, features: str = "probe") -> pd.DataFrame:
+def actual_sizes(records: pd.DataFrame, features: str = "probe", clock: str = "wall"
+                 ) -> pd.DataFrame:
     """Observed SE_m, SE_r (s) and S (MB·s, vcore·s) of each job, by the rules the model uses.
 
-    Columns: job_id, uber, succeeded, SE_m_s, SE_r_s, S_mb_s, S_vcore_s, finish_time_ms. SE_r of a
-    map-only job is 0; S of an uber job is R_am·(SE_m + SE_r).
+    Columns: job_id, uber, succeeded, n_reduces, SE_m_s, SE_r_s, S_mb_s, S_vcore_s,
+    finish_time_ms. SE_r of a map-only job is 0; S of an uber job is R_am·(SE_m + SE_r).
     """
-    tr = _Trace.of(records, features)
+    tr = _Trace.of(records, features, "paper", clock)
     c = tr.cols
     d = DEFAULT_CONTAINERS
     r = {k: np.where(np.isfinite(c[k]), c[k], d[k]) for k in DEFAULT_CONTAINERS}
-    se_m = c[TARGETS["SE_m"]] * _MS
-    se_r = np.where(c["n_reduces"] == 0, 0.0, c[TARGETS["SE_r"]] * _MS)
+    targets = CLOCKS[clock]
+    se_m = c[targets["SE_m"]] * _MS
+    se_r = np.where(c["n_reduces"] == 0, 0.0, c[targets["SE_r"]] * _MS)
     s_mem = np.where(tr.uber, r["am_memory_mb"] * (se_m + se_r),
                      r["map_memory_mb"] * se_m + r["reduce_memory_mb"] * se_r)
     s_vc = np.where(tr.uber, r["am_vcores"] * (se_m + se_r),
@@ -508,4 +672,3 @@ def actual_sizes(records: pd.DataFrame, features: str = "probe") -> pd.DataFrame
                          "succeeded": tr.success, "n_reduces": c["n_reduces"],
                          "SE_m_s": se_m, "SE_r_s": se_r, "S_mb_s": s_mem, "S_vcore_s": s_vc,
                          "finish_time_ms": finish})
-

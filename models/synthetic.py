@@ -5,7 +5,8 @@ given (:data:`TRUE_ALPHA`, :data:`TRUE_BETA` by default) plus heteroscedastic Ga
 standard deviation is ``noise_cv`` times the mean — the situation feasible GLS is designed for —
 so a fit can be checked against the truth. Probe columns are the job's counters times the
 probe fraction of Algorithm 1 (``1 / max(N_m, N_r)``), optionally perturbed by sampling noise.
-Every record says ``source="synthetic"`` and ``job_type="synthetic"``.
+Every record says ``source="synthetic"`` and ``job_type="synthetic"``; none has a job name, so
+none belongs to a recurring application.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def linear_trace(
     finish = submit + (se_m * 1000 / np.minimum(n_m, 64)).astype(np.int64) + 5_000
     frame = pd.DataFrame({
         "job_id": [f"job_{_START_MS // 1000}_{i + 1:04d}" for i in range(n)],
-        "job_name": "synthetic", "user": "synthetic", "queue": "default",
+        "job_name": None, "user": "synthetic", "queue": "default",
         "state": "SUCCEEDED", "uberized": is_uber, "complete": True,
         "job_type": "synthetic", "source": "synthetic",
         "submit_time_ms": submit, "launch_time_ms": submit + 1000, "finish_time_ms": finish,

@@ -1,19 +1,32 @@
-"""Size of uber jobs from history (paper §III-A): mean task time × task count.
+"""Size of uber jobs, which are not probed (paper §III-A).
 
 Uber jobs run inside their AM container and are not probed; the paper estimates their size "using
-historic average task execution time". Per phase this keeps the running mean and variance of the
-per-job mean task time ``SE / N`` over finished uber jobs. Until an uber job with that phase has
-been seen, the history of all finished jobs stands in, and a reduce phase with no history at all
-borrows the map phase's — each fallback is reported by :meth:`UberEstimate.source`.
+historic average task execution time" (:class:`UberEstimate`): per phase, the running mean and
+variance of the per-job mean task time ``SE / N`` over finished uber jobs. Until an uber job with
+that phase has been seen, the history of all finished jobs stands in, and a reduce phase with no
+history at all borrows the map phase's — each fallback is reported by
+:meth:`UberEstimate.source`. The predictive variance of ``N·ē`` is ``N²·s²·(1 + 1/k)`` over k
+past jobs with sample variance s² of their mean task times.
 
-The predictive variance of ``N·ē`` is ``N²·s²·(1 + 1/k)`` over k past jobs with sample variance
-s² of their mean task times.
+A mean task time ignores what an uber job does tell before it runs: its map count and input
+size. Once the history holds enough uber jobs, :class:`UberModel` predicts each phase's total
+task time from them, log-linearly (uber jobs span orders of magnitude in input, and their times
+grow less than in proportion, start-up dominating the smallest)::
+
+    log SE_m = u0 + u1·log N_m + u2·log(1 + MI / 1 MiB)
+    log SE_r = v0 + v1·log(1 + MI / 1 MiB)            (uber jobs have at most one reduce)
+
+fitted by least squares with O(p²) online updates; its predictive variance on the log scale
+gives the interval. Recurring applications get the same per-application correction as other
+jobs (:mod:`jobsize.models.recurring`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from jobsize.errors import ModelError
 
@@ -74,3 +87,103 @@ class UberEstimate:
             return 0.0, 0.0, 0
         h = self.history(phase)
         return n * h.mean, n * n * h.variance * (1 + 1 / h.count), h.count
+
+
+#: Fewest uber jobs with a phase before :class:`UberModel` replaces the mean task time.
+MIN_UBER_JOBS = 8
+_MIB = float(1 << 20)
+
+
+def uber_features(phase: str, n_maps: float, input_bytes: float) -> list[float]:
+    """The regressors of :class:`UberModel` for one job."""
+    size = math.log1p(max(input_bytes, 0.0) / _MIB)
+    if phase == "map":
+        return [1.0, math.log(max(n_maps, 1.0)), size]
+    return [1.0, size]
+
+
+@dataclass
+class LogLinear:
+    """Least squares of ``log y`` on a few regressors, kept as sufficient statistics."""
+
+    p: int
+    gram: list[list[float]] = field(default_factory=list)
+    moment: list[float] = field(default_factory=list)
+    yy: float = 0.0
+    n: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.gram:
+            self.gram = [[0.0] * self.p for _ in range(self.p)]
+            self.moment = [0.0] * self.p
+
+    def add(self, z: list[float], y: float) -> None:
+        if not (y > 0 and math.isfinite(y)):
+            return
+        ly = math.log(y)
+        for i in range(self.p):
+            self.moment[i] += z[i] * ly
+            for j in range(self.p):
+                self.gram[i][j] += z[i] * z[j]
+        self.yy += ly * ly
+        self.n += 1
+
+    def predict(self, z: list[float]) -> tuple[float, float]:
+        """Mean and predictive variance of ``log y`` at ``z``."""
+        gram = np.asarray(self.gram)
+        inv = np.linalg.pinv(gram)
+        coef = inv @ np.asarray(self.moment)
+        ssr = max(self.yy - float(coef @ np.asarray(self.moment)), 0.0)
+        dof = max(self.n - self.p, 1)
+        s2 = ssr / dof
+        x = np.asarray(z)
+        return float(x @ coef), s2 * (1.0 + float(x @ inv @ x))
+
+
+@dataclass
+class UberModel:
+    """Per-phase log-linear models of uber jobs' total task times, over the mean fallback."""
+
+    fallback: UberEstimate = field(default_factory=UberEstimate)
+    map: LogLinear = field(default_factory=lambda: LogLinear(3))
+    reduce: LogLinear = field(default_factory=lambda: LogLinear(2))
+
+    def add(self, n_m: float, n_r: float, mi: float | None, se_m: float, se_r: float | None,
+            uber: bool) -> None:
+        """Add a finished job (times in seconds): every job feeds the mean-task-time fallback,
+        uber jobs also the log-linear models."""
+        self.fallback.add(n_m, n_r, se_m, se_r, uber)
+        if uber:
+            self.learn(n_m, n_r, mi, se_m, se_r)
+
+    def learn(self, n_m: float, n_r: float, mi: float | None, se_m: float,
+              se_r: float | None) -> None:
+        """Add an uber job to the log-linear models only."""
+        if mi is None or not math.isfinite(mi):
+            return
+        if n_m > 0:
+            self.map.add(uber_features("map", n_m, mi), se_m)
+        if n_r > 0 and se_r is not None:
+            self.reduce.add(uber_features("reduce", n_m, mi), se_r)
+
+    def predict(self, phase: str, n: float, n_maps: float, input_bytes: float | None
+                ) -> tuple[float, float, int, bool]:
+        """Total task time of the phase, its variance on the log scale (or of the time itself
+        for the fallback), the history size, and whether the log-linear model answered."""
+        model = self.map if phase == "map" else self.reduce
+        if n <= 0:
+            return 0.0, 0.0, 0, False
+        if model.n >= MIN_UBER_JOBS and input_bytes is not None and math.isfinite(input_bytes):
+            mean, var = model.predict(uber_features(phase, n_maps, input_bytes))
+            return math.exp(mean), var, model.n, True
+        se, var, k = self.fallback.predict(phase, n)
+        return se, var, k, False
+
+
+def task_times(values: np.ndarray) -> TaskTimes:
+    """The count, mean and spread of the finite ``values`` (mean task times, s)."""
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return TaskTimes()
+    mean = float(np.mean(values))
+    return TaskTimes(count=len(values), mean=mean, m2=float(np.sum((values - mean) ** 2)))

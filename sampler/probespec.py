@@ -23,20 +23,29 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.sampler import timing_wrapper
+from jobsize.sampler.probeparts import split_columns, task_counts
 from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS, Sample, sample
 from jobsize.sampler.splits import Split, input_splits, total_bytes
 
 from jobsize.errors import ConfigError, InputError
 from jobsize.schema import (
+    COMBINE_FUNCTION_COUNTER,
     DEFAULT_CONTAINERS,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
     JOB_SCHEMA,
     MAP_FUNCTION_COUNTER,
+    MAP_OUTPUT_KEYS_COUNTER,
+    PROBE_FOR_KEY,
+    PROBE_FRACTION_KEY,
+    PROBE_ID_KEY,
+    PROBE_INPUT_BYTES_KEY,
+    PROBE_MAPS_KEY,
+    PROBE_NAME_PREFIX,
+    PROBE_REDUCES_KEY,
     REDUCE_FUNCTION_COUNTER,
-    UBER_DEFAULTS,
-    uber_eligible,
 )
+from jobsize.ubermode import decide
 
 #: A streaming command (argv) or, for the local engine, a Python callable.
 Function = tuple[str, ...] | Callable[..., Any]
@@ -44,6 +53,12 @@ Function = tuple[str, ...] | Callable[..., Any]
 #: The job record's probe columns, in schema order.
 PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
                                        if c.name.startswith("probe_"))
+#: The split probe's shape columns (:mod:`jobsize.sampler.probeparts`): null where two tasks
+#: of a kind could not tell a shape apart (too few records, no reduces, no output).
+PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
+    ("_split", "_fixed_ms", "_exponent")))
+#: Probe columns every probe of a job that is not uber fills.
+PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_SHAPE)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
@@ -77,7 +92,8 @@ class ProbeSpec:
     the container sizes are the *job's* (they set f_p and the probe's containers);
     ``split_bytes=None`` means Hadoop's default (64 MB locally, the block size on HDFS).
     ``conf`` is the job's configuration, consulted for the uber-mode limits. ``files`` are
-    shipped with the cluster probe (``-files``), e.g. the mapper's script.
+    shipped with the cluster probe (``-files``), e.g. the mapper's script. ``max_fraction``
+    caps Algorithm 1's sample fraction 1 / max(N_m, N_r).
     """
 
     mapper: Function
@@ -95,6 +111,7 @@ class ProbeSpec:
     split_bytes: int | None = None
     max_splits: int = DEFAULT_MAX_SPLITS
     seed: int | None = None
+    max_fraction: float | None = None
     queue: str = DEFAULT_QUEUE
     job_name: str = "job"
     files: tuple[str, ...] = ()
@@ -145,7 +162,8 @@ class ProbeSpec:
         """Algorithm 1 over the job's input (its splits are listed unless given)."""
         if splits is None:
             splits = self.splits(**options)
-        return sample(splits, self.n_maps, self.n_reduces, self.max_splits, self.seed)
+        return sample(splits, self.n_maps, self.n_reduces, self.max_splits, self.seed,
+                      max_fraction=self.max_fraction)
 
     def plan(self, input_bytes: int | None = None, **options: Any) -> ProbePlan:
         """Whether to probe this job (see :func:`plan_probe`); lists the input if needed."""
@@ -189,35 +207,16 @@ def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
                conf: Mapping[str, object] | None = None) -> ProbePlan:
     """Probe unless Hadoop would run the job in uber mode (paper §III-A).
 
-    The decision is :func:`jobsize.schema.uber_eligible`; the reason names the limits.
+    The decision is Hadoop's on the job's configuration (:func:`jobsize.ubermode.decide`:
+    uber mode is off unless ``mapreduce.job.ubertask.enable`` is set); the reason names the
+    limit that decided it.
     """
-    conf = conf or {}
-    limits = {}
-    for key, default in UBER_DEFAULTS.items():
-        try:
-            limits[key] = int(str(conf.get(key, default)).strip())
-        except ValueError:
-            raise ConfigError(f"{key} must be an integer, got {conf.get(key)!r}") from None
-    max_maps = limits["mapreduce.job.ubertask.maxmaps"]
-    max_reduces = min(1, limits["mapreduce.job.ubertask.maxreduces"])
-    max_bytes = limits["mapreduce.job.ubertask.maxbytes"]
-    if uber_eligible(n_maps, n_reduces, input_bytes, conf):
-        return ProbePlan(False, (
-            f"uber job ({_n(n_maps, 'map')} ≤ {max_maps}, {_n(n_reduces, 'reduce')} ≤ "
-            f"{max_reduces}, "
-            f"{input_bytes} input bytes ≤ {max_bytes}): Hadoop runs it inside its AM "
-            "container, so it is not probed; its size comes from the historical mean task "
-            "time"), input_bytes)
-    enabled = str(conf.get("mapreduce.job.ubertask.enable", "true")).strip().lower()
-    if enabled != "true":
-        why = "uber mode is disabled (mapreduce.job.ubertask.enable)"
-    elif n_maps > max_maps:
-        why = f"{_n(n_maps, 'map')} > mapreduce.job.ubertask.maxmaps ({max_maps})"
-    elif n_reduces > max_reduces:
-        why = f"{_n(n_reduces, 'reduce')} > {max_reduces} (mapreduce.job.ubertask.maxreduces)"
-    else:
-        why = f"{input_bytes} input bytes > mapreduce.job.ubertask.maxbytes ({max_bytes})"
-    return ProbePlan(True, f"not an uber job: {why}; probe it", input_bytes)
+    decision = decide(n_maps, n_reduces, input_bytes, conf)
+    if decision.uber:
+        return ProbePlan(False, f"{decision.reason}: Hadoop runs it inside its AM container, "
+                         "so it is not probed; it is sized from the history of uber jobs",
+                         input_bytes)
+    return ProbePlan(True, f"not an uber job ({decision.reason}); probe it", input_bytes)
 
 
 def _n(count: int, noun: str) -> str:
@@ -267,6 +266,13 @@ def _count(value: object, where: str) -> int:
     return number
 
 
+def column_counter(counters: Mapping[str, Mapping[str, object]], column: str) -> int | None:
+    """The counter a job-record column names (:attr:`jobsize.schema.Column.hadoop`), if
+    recorded."""
+    group, name = _hadoop_name(column)
+    return _counter(counters, group, name)
+
+
 def probe_record(
     counters: Mapping[str, Mapping[str, object]],
     *,
@@ -274,6 +280,9 @@ def probe_record(
     input_bytes: int | None,
     wall_ms: float,
     n_reduces: int | None = None,
+    tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
+    map_processes: Sequence[int] = (),
+    empty_tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -320,8 +329,59 @@ def probe_record(
         "probe_reduce_output_bytes": get(_OUTPUT_GROUP, _BYTES_WRITTEN) or 0,
         "probe_wall_ms": float(wall_ms),
     }
-    assert tuple(record) == PROBE_COLUMNS, "probe record out of step with the schema"
-    return record
+    processes = iter(map_processes)
+    measured = [task_counts(kind, c, column_counter,
+                            _counter(c, FUNCTION_TIME_GROUP, MAP_OUTPUT_KEYS_COUNTER),
+                            next(processes, 1) if kind == "MAP" else 1)
+                for kind, c in tasks]
+    empty = [task_counts(kind, c, column_counter) for kind, c in empty_tasks]
+    record.update(split_columns(measured, empty) if measured else
+                  dict.fromkeys(PROBE_COLUMNS[len(record):]))
+    for t in empty:  # their start-ups are in the totals too
+        name = "probe_map_processes" if t.kind == "MAP" else "probe_reduce_tasks"
+        if record[name] is not None:
+            record[name] += 1
+    if not measured:
+        record["probe_map_tasks"] = record["probe_reduce_tasks"] = None
+        record["probe_map_processes"] = None
+    cfe = get(FUNCTION_TIME_GROUP, COMBINE_FUNCTION_COUNTER)
+    cir = get(_TASK_GROUP, "COMBINE_INPUT_RECORDS") or 0
+    record["probe_combine_function_ms"] = float(cfe) if cfe is not None else (
+        0.0 if cir == 0 else None)
+    record["probe_combine_input_records"] = cir
+    for kind, column in (("MAP", "probe_map_cpu_ms"), ("REDUCE", "probe_reduce_cpu_ms")):
+        cpu = [_counter(c, _TASK_GROUP, "CPU_MILLISECONDS")
+               for k, c in (*tasks, *empty_tasks) if k == kind]
+        record[column] = (float(sum(cpu)) if cpu and None not in cpu else
+                          (0.0 if kind == "REDUCE" and map_only else None))
+    record["probe_reduce_input_groups"] = (0 if map_only else
+                                           get(_TASK_GROUP, "REDUCE_INPUT_GROUPS"))
+    assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
+    return {column: record[column] for column in PROBE_COLUMNS}
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe's identity, carried in its configuration
+
+
+def probe_properties(spec: ProbeSpec, *, fraction: float | None = None,
+                     input_bytes: int | None = None, probe_id: str | None = None
+                     ) -> dict[str, str]:
+    """The configuration that names a probe and the job it probes, so that ``jobsize collect``
+    joins the probe's counters to the job from a cluster's history.
+
+    The job name is ``jobsize probe: <job name>`` and ``jobsize.probe.for`` the job's name;
+    ``jobsize.probe.id`` (``probe_id``, else the job's own ``-D jobsize.probe.id``) is the
+    identity the production job carries too. f_p, the sample's bytes and the job's N_m and N_r
+    go along, so the probe record can be rebuilt from history alone.
+    """
+    probe_id = probe_id or spec.conf.get(PROBE_ID_KEY)
+    return {"mapreduce.job.name": f"{PROBE_NAME_PREFIX}{spec.job_name}",
+            PROBE_FOR_KEY: spec.job_name,
+            **({PROBE_ID_KEY: probe_id} if probe_id else {}),
+            **({PROBE_FRACTION_KEY: repr(float(fraction))} if fraction is not None else {}),
+            **({PROBE_INPUT_BYTES_KEY: str(input_bytes)} if input_bytes is not None else {}),
+            PROBE_MAPS_KEY: str(spec.n_maps), PROBE_REDUCES_KEY: str(spec.n_reduces)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +428,8 @@ def render_hadoop(
     streaming_jar: str = DEFAULT_STREAMING_JAR,
     hadoop: str = "hadoop",
     python: str = "python3",
+    fraction: float | None = None,
+    probe_id: str | None = None,
 ) -> str:
     """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
 
@@ -378,6 +440,8 @@ def render_hadoop(
     the AM sized to hold them, and the mapper and reducer wrapped by ``timing_wrapper.py``,
     which reports MFE and RFE as ``jobsize`` counters. The command is for a POSIX shell, one
     option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
+    The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
+    the identity to give the production job too).
     """
     samples = [sample] if isinstance(sample, str) else list(sample)
     if not samples:
@@ -386,7 +450,8 @@ def render_hadoop(
         raise ConfigError(f"sample size must be a byte count, got {sample_bytes!r}")
     max_bytes = sample_bytes + (1 << 20)  # above the sample, so Hadoop keeps the probe uber
     conf = {
-        "mapreduce.job.name": f"jobsize probe: {spec.job_name}",
+        **probe_properties(spec, fraction=fraction, input_bytes=sample_bytes,
+                           probe_id=probe_id),
         "mapreduce.job.queuename": spec.queue,
         "mapreduce.job.ubertask.enable": "true",
         "mapreduce.job.ubertask.maxmaps": str(len(samples)),

@@ -1,6 +1,6 @@
 """Algorithm 1 of the paper (§III-A): a semi-random, record-aligned sample of a job's input.
 
-With its index typos fixed (DESIGN.md §4)::
+With the index typos of the paper's listing fixed::
 
     sampleFrac      = 1 / max(N_m, N_r)
     sampleSplitNum  = min(N_m, sampledSplitsUpperBound)
@@ -104,10 +104,19 @@ class Sample:
 
 
 def plan(n_splits: int, n_maps: int, n_reduces: int,
-         max_splits: int = DEFAULT_MAX_SPLITS) -> SamplingPlan:
-    """Algorithm 1 lines 1-3 (``splitSampleFreq`` relative to the splits that exist)."""
+         max_splits: int = DEFAULT_MAX_SPLITS, max_fraction: float | None = None
+         ) -> SamplingPlan:
+    """Algorithm 1 lines 1-3 (``splitSampleFreq`` relative to the splits that exist).
+
+    ``max_fraction`` caps ``sampleFrac = 1 / max(N_m, N_r)`` (a smaller probe for jobs of few
+    tasks, where one task's share of the input makes the probe cost a tenth of the job)."""
     _check_counts(n_maps, n_reduces, max_splits)
     target = 1.0 / max(n_maps, n_reduces)
+    if max_fraction is not None:
+        if not 0 < max_fraction <= 1:
+            raise ConfigError(f"the largest probe fraction must be in (0, 1], got "
+                              f"{max_fraction!r}")
+        target = min(target, max_fraction)
     if n_splits == 0:
         return SamplingPlan(target, 0, 0.0)
     chosen = min(n_maps, max_splits, n_splits)
@@ -135,18 +144,20 @@ def sample(
     seed: int | None = None,
     *,
     progress: Callable[..., None] | None = None,
+    max_fraction: float | None = None,
 ) -> Sample:
     """Draw the probe's sample from ``splits`` (Algorithm 1, record-aligned).
 
     ``seed`` makes the sample reproducible; without one a fresh seed is drawn and recorded in
-    :attr:`Sample.seed`. ``progress`` is called once per chosen split.
+    :attr:`Sample.seed`. ``progress`` is called once per chosen split. ``max_fraction`` caps
+    the sample fraction (:func:`plan`).
     """
     if seed is None:
         seed = secrets.randbits(63)
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}")
     seed, n_maps, n_reduces, max_splits = map(int, (seed, n_maps, n_reduces, max_splits))
-    p = plan(len(splits), n_maps, n_reduces, max_splits)
+    p = plan(len(splits), n_maps, n_reduces, max_splits, max_fraction)
     rng = np.random.default_rng(seed)
     picked = sorted(choose_splits(len(splits), p.n_chosen, rng))  # read in file order
     pieces: list[bytes] = []

@@ -40,7 +40,8 @@ def test_fit_prints_accuracy_beside_the_paper_and_saves_the_model(trace_path, tm
     out = " ".join(capsys.readouterr().out.split())  # rich wraps to the terminal width
     for text in ("in-sample", "3-fold CV", "prequential", "paper", "0.942", "0.918", "0.970",
                  "R² SE_m", "R² SE_r", "median error", "small jobs", "eq 6: SE_m", "eq 7: SE_r",
-                 "MOR·log MOR", "std. error", "600 jobs from synthetic",
+                 "MOR·log(MOR/N_m)", "std. error", "600 jobs from synthetic", "tasks form",
+                 "S within ±25 %", "S off by 2× or more", "S in its 90 % interval",
                  f"model written to {out_path}"):
         assert text in out, text
     model = load_model(out_path)
@@ -54,7 +55,7 @@ def test_fit_options_select_features_method_and_skip_cv(trace_path, capsys):
     assert main(["fit", str(trace_path), "--features", "actual", "--method", "ols",
                  "--cv", "0"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "actual features, ols" in out and "fold CV" not in out
+    assert "actual features, tasks form, wall clock, ols" in out and "fold CV" not in out
     assert "residual sd" in out and "∝ mean" not in out  # OLS: constant variance
 
 
@@ -89,7 +90,7 @@ def test_fit_errors_are_one_line(tmp_path, capsys):
     few = tmp_path / "few.parquet"
     write_trace(linear_trace(6, seed=1), few)
     _one_line_error(capsys, main(["fit", str(few), "--cv", "0"]), "few.parquet",
-                    "SE_m (eq 6)", "at least 8 jobs are needed")
+                    "SE_m (eq 6)", "at least 10 jobs are needed")
     with pytest.raises(SystemExit) as exc:
         main(["fit", str(few), "--cv", "1"])
     assert exc.value.code == 2
@@ -107,7 +108,8 @@ def test_predict_prints_the_prediction_as_json(model_path, tmp_path, capsys):
     job_path.write_text(json.dumps(job))
     assert main(["predict", "--model", str(model_path), "--job", str(job_path)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"SE_m_s", "SE_r_s", "S", "minE_s", "APB", "intervals", "uber"}
+    assert set(result) == {"SE_m_s", "SE_r_s", "S", "minE_s", "APB", "intervals", "uber",
+                           "quantiles", "extrapolation", "notes"}
     assert result["uber"] is False and result["SE_m_s"] > 0 and result["SE_r_s"] > 0
     assert result["S"]["memory_mb_s"] == pytest.approx(
         2048 * result["SE_m_s"] + 1024 * result["SE_r_s"])
@@ -140,3 +142,10 @@ def test_predict_errors_are_one_line(model_path, tmp_path, capsys):
     other.write_text(json.dumps(doc))
     _one_line_error(capsys, main(["predict", "--model", str(other), "-j", str(job_path)]),
                     "other.json", "model format version 99")
+
+
+def test_fit_on_a_history_too_short_for_prequential_scores(tmp_path, capsys):
+    short = tmp_path / "short.parquet"
+    write_trace(linear_trace(14, seed=3), short)  # every job falls in the warm-up
+    assert main(["fit", str(short), "--cv", "0", "--calibrate", "none"]) == 0
+    assert "prequential" in capsys.readouterr().out

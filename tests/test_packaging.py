@@ -5,6 +5,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: Packages that hold data only (no __init__.py): datasets/ installs as jobsize/datasets.
+DATA_PACKAGES = {"jobsize.datasets"}
+
 
 def _setuptools() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
@@ -25,7 +28,7 @@ def test_every_source_package_is_installed_under_jobsize() -> None:
     package_dir = cfg["package-dir"]
     folders = {p.parent for top in ("jobsize", "models", "sampler", "collectors")
                for p in (ROOT / top).rglob("__init__.py")}
-    expected = {_installed_name(f, package_dir) for f in folders}
+    expected = {_installed_name(f, package_dir) for f in folders} | DATA_PACKAGES
     assert expected == set(cfg["packages"])
     assert {name.split(".")[0] for name in cfg["packages"]} == {"jobsize"}
 
@@ -36,3 +39,16 @@ def test_the_old_top_level_names_do_not_import() -> None:
     for name in ("models", "sampler", "collectors"):
         spec = importlib.util.find_spec(name)
         assert spec is None or "jobsize" not in (spec.origin or ""), name
+
+
+def test_every_bundled_data_file_is_package_data() -> None:
+    """What jobsize.bundled finds in a checkout is also in a wheel (jobsize/datasets/...)."""
+    from fnmatch import fnmatch
+
+    patterns = _setuptools()["package-data"]["jobsize.datasets"]
+    files = [p.relative_to(ROOT / "datasets").as_posix()
+             for p in (ROOT / "datasets").rglob("*") if p.is_file()]
+    assert "swim/FB-2009_samples_24_times_1hr_0.tsv" in files
+    assert "swim/LICENSE" in files
+    missing = [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)]
+    assert not missing, f"not shipped in a wheel: {missing}"

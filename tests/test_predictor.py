@@ -45,9 +45,11 @@ def test_public_names_are_exported_lazily():
 
 
 def test_estimator_contract_clone_and_params(fitted):
-    est = SizePredictor(features="actual", method="ols", target="SE_m", level=0.9)
+    est = SizePredictor(features="actual", method="ols", target="SE_m", level=0.9,
+                        form="paper", clock="cpu", calibrate=None)
     assert est.get_params() == {"features": "actual", "method": "ols", "target": "SE_m",
-                                "level": 0.9}
+                                "level": 0.9, "form": "paper", "clock": "cpu",
+                                "calibrate": None}
     copy = clone(fitted)
     assert copy.get_params() == fitted.get_params()
     assert not hasattr(copy, "model_") and hasattr(fitted, "model_")
@@ -143,7 +145,8 @@ def test_map_only_and_uber_jobs(trace, fitted):
     map_only = predict(fitted, _job(_normal(trace, reduces=False)))
     assert map_only.SE_r == 0 and map_only.SE_r_interval == (0.0, 0.0)
     uber = predict(fitted, {"n_maps": 2, "n_reduces": 1, "map_input_bytes": 10_000_000,
-                            "am_memory_mb": 1536, "am_vcores": 1})
+                            "am_memory_mb": 1536, "am_vcores": 1,
+                            "mapreduce.job.ubertask.enable": "true"})
     assert uber.uber and Resources(1536, 1) == uber.APB  # an uber job's APB is its AM (§III-C)
     assert uber.S.memory == pytest.approx(1536 * (uber.SE_m + uber.SE_r))
 

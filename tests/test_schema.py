@@ -112,13 +112,17 @@ def test_columns_for_each_model_are_schema_columns():
         schema.columns_for("SE_x", "probe")
 
 
-def test_uber_rule_follows_hadoop_limits():
-    assert schema.uber_eligible(9, 1, 10 << 20)
-    assert not schema.uber_eligible(10, 1, 10 << 20)
-    assert not schema.uber_eligible(1, 2, 10 << 20)
-    assert not schema.uber_eligible(1, 0, 65 << 20)
-    assert not schema.uber_eligible(1, 0, 1, {"mapreduce.job.ubertask.enable": "false"})
-    assert schema.uber_eligible(20, 0, 1, {"mapreduce.job.ubertask.maxmaps": "20"})
+def test_uber_rule_follows_hadoop_limits_and_defaults():
+    on = {"mapreduce.job.ubertask.enable": "true"}
+    assert not schema.uber_eligible(1, 0, 1)  # Hadoop ships with uber mode off
+    assert schema.uber_eligible(9, 1, 10 << 20, on)
+    assert not schema.uber_eligible(10, 1, 10 << 20, on)
+    assert not schema.uber_eligible(1, 2, 10 << 20, on)
+    assert schema.uber_eligible(1, 0, 128 << 20, on)  # maxbytes: the 128 MB block
+    assert not schema.uber_eligible(1, 0, (128 << 20) + 1, on)
+    assert not schema.uber_eligible(1, 0, 65 << 20, {**on, "dfs.blocksize": "64m"})
+    assert schema.uber_eligible(20, 0, 1, {**on, "mapreduce.job.ubertask.maxmaps": "20"})
+    assert not schema.uber_eligible(1, 0, 1, {**on, "mapreduce.reduce.memory.mb": "4096"})
 
 
 def test_atomic_write_gives_the_umask_permissions_not_0600(tmp_path, monkeypatch):

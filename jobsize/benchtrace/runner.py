@@ -27,13 +27,14 @@ from typing import Any
 
 from jobsize.benchtrace.draw import Distribution, Draw, draw_jobs, uses
 from jobsize.benchtrace.inputs import InputCache
-from jobsize.benchtrace.tracedir import DRAW_INDEX, TraceDirectory
-from jobsize.collectors.jhist import read_jhist
+from jobsize.benchtrace.tracedir import DRAW_INDEX, SETTINGS_NAME, TRACE_NAME, TraceDirectory
+from jobsize.collectors.jhist import JobHistory, read_jhist
 from jobsize.engine import JobSpec, LocalEngine, run_probe
+from jobsize.engine.appmaster import warn_if_oversubscribed
 from jobsize.engine.inputformat import compute_splits, input_files
 from jobsize.errors import JobFailedError
 from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
-from jobsize.workloads import WORKLOADS
+from jobsize.workloads import workload
 
 #: ``source`` of the records a bench trace measures.
 SOURCE = "bench-trace"
@@ -64,12 +65,21 @@ def job_conf(split_bytes: int) -> dict[str, str]:
 
 class BenchTrace:
     """The measurement of one trace directory. ``workers``: size of the engine's process pool
-    (default: the machine's cores); ``input_budget``: bytes of generated input kept for later."""
+    (default: the machine's cores); ``input_budget``: bytes of generated input kept for later.
+
+    A measurement that runs its jobs another way (``jobsize evaluate``) subclasses it: it keeps
+    the resumable loop of :meth:`run` and overrides :meth:`plan`, :meth:`settings` and
+    :meth:`_measure`, using :meth:`_input` and :meth:`_run_job` for the shared steps.
+    """
+
+    #: File names of the trace and its settings in the directory.
+    trace_name = TRACE_NAME
+    settings_name = SETTINGS_NAME
 
     def __init__(self, directory: str | os.PathLike[str], seed: int,
                  distribution: Distribution | None = None, *, workers: int | None = None,
                  input_budget: int = INPUT_BUDGET) -> None:
-        self.dir = TraceDirectory(Path(directory))
+        self.dir = TraceDirectory(Path(directory), self.trace_name, self.settings_name)
         self.seed = seed
         self.dist = distribution or Distribution()
         self.workers = workers
@@ -79,16 +89,20 @@ class BenchTrace:
         """The first ``jobs`` draws of this trace's seed."""
         return draw_jobs(self.seed, jobs, self.dist)
 
+    def settings(self) -> dict[str, Any]:
+        """What the directory must be resumed with, besides the seed (JSON-ready)."""
+        return self.dist.settings()
+
     def pending(self, draws: Iterable[Draw]) -> list[Draw]:
         """The draws not yet in the trace (an error if the directory holds another trace)."""
-        self.dir.check(self.seed, self.dist.settings())
+        self.dir.check(self.seed, self.settings())
         done = self.dir.done()
         return [d for d in draws if d.index not in done]
 
     def run(self, draws: Sequence[Draw],
             on_job: Callable[[JobOutcome], None] | None = None) -> list[JobOutcome]:
         """Measure the ``draws`` not yet in the trace, appending each as it finishes."""
-        settings = self.dir.open(self.seed, self.dist.settings())
+        settings = self.dir.open(self.seed, self.settings())
         records = self.dir.records()
         self.dir.remove_unrecorded(records)
         done = {int(i) for i in records[DRAW_INDEX]}
@@ -102,6 +116,7 @@ class BenchTrace:
         try:
             with LocalEngine(self.workers) as engine:
                 run_log["workers"] = engine.workers
+                warn_if_oversubscribed(engine.workers)
                 for draw in todo:
                     outcome = self._measure(draw, engine, cache)
                     self.dir.append([outcome.record], outcome.tasks)
@@ -125,11 +140,27 @@ class BenchTrace:
 
     # --- one job ------------------------------------------------------------------------------
 
-    def _measure(self, draw: Draw, engine: LocalEngine, cache: InputCache) -> JobOutcome:
-        w = WORKLOADS[draw.workload]
+    def _input(self, draw: Draw, cache: InputCache) -> tuple[list[Path], float]:
+        """The draw's input files (generated if needed) and the seconds generating took."""
         t_gen = time.monotonic()
         paths = cache.get(draw.input_key)
-        generate_s = time.monotonic() - t_gen
+        return paths, time.monotonic() - t_gen
+
+    def _run_job(self, draw: Draw, spec: JobSpec, engine: LocalEngine
+                 ) -> tuple[JobHistory, Path]:
+        """Run ``spec`` (its output under the scratch directory, removed after) and read the
+        job's history back from its .jhist — also for a job that failed. Returns the history
+        and the .jhist's path."""
+        try:
+            result = engine.run(spec, history_dir=self.dir.job_history)
+        except JobFailedError as exc:
+            result = exc.result  # type: ignore[attr-defined]  # its history is written
+        shutil.rmtree(self.dir.scratch / str(draw.index), ignore_errors=True)
+        return read_jhist(result.history_path), Path(result.history_path)
+
+    def _measure(self, draw: Draw, engine: LocalEngine, cache: InputCache) -> JobOutcome:
+        w = workload(draw.workload)
+        paths, generate_s = self._input(draw, cache)
         t0 = time.monotonic()
         split = draw.split_bytes or self.dist.split_bytes
         conf = job_conf(split)
@@ -143,15 +174,10 @@ class BenchTrace:
                        reducer=w.reducer, combiner=w.combiner, n_reduces=draw.n_reduces,
                        split_bytes=split, name=name, user=USER, conf=conf,
                        overwrite=True)
-        try:
-            result = engine.run(spec, history_dir=self.dir.job_history)
-        except JobFailedError as exc:
-            result = exc.result  # type: ignore[attr-defined]  # its history is written
-        shutil.rmtree(work, ignore_errors=True)
-        history = read_jhist(result.history_path)
+        history, jhist = self._run_job(draw, spec, engine)
         record = dict(history.record)
         if bool(record.get("uberized")) != plan.uberized:
-            raise RuntimeError(f"{result.history_path}: the engine's uber decision "
+            raise RuntimeError(f"{jhist}: the engine's uber decision "
                                f"({record.get('uberized')}) differs from the probe plan's "
                                f"({plan.uberized}): {plan.reason}")
         record.update(probe)
@@ -167,7 +193,7 @@ class BenchTrace:
         """The probe columns: null for an uber job (never probed) or a probe that failed."""
         if not plan.probe:
             return plan.record(), None
-        w = WORKLOADS[draw.workload]
+        w = workload(draw.workload)
         spec = ProbeSpec(mapper=w.mapper, reducer=w.reducer, combiner=w.combiner,
                          inputs=tuple(str(p) for p in paths), n_maps=n_maps,
                          n_reduces=draw.n_reduces, split_bytes=split,

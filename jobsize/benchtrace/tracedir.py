@@ -64,16 +64,20 @@ def _cpu_model() -> str:
 
 @dataclass
 class TraceDirectory:
-    """The files of one bench trace under ``root``."""
+    """The files of one bench trace under ``root``; ``trace_name`` and ``settings_name`` name
+    its trace and settings files (another measurement, such as ``jobsize evaluate``, keeps the
+    same layout under its own names)."""
 
     root: Path
+    trace_name: str = TRACE_NAME
+    settings_name: str = SETTINGS_NAME
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
 
     @property
     def trace(self) -> Path:
-        return self.root / TRACE_NAME
+        return self.root / self.trace_name
 
     @property
     def tasks(self) -> Path:
@@ -81,7 +85,7 @@ class TraceDirectory:
 
     @property
     def settings_path(self) -> Path:
-        return self.root / SETTINGS_NAME
+        return self.root / self.settings_name
 
     @property
     def job_history(self) -> Path:
@@ -107,10 +111,10 @@ class TraceDirectory:
         try:
             value = json.loads(self.settings_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ParseError(f"not a bench-trace settings file ({exc})",
+            raise ParseError(f"not a trace settings file ({exc})",
                              source=self.settings_path) from None
         if not isinstance(value, dict) or value.get("format") != SETTINGS_FORMAT:
-            raise ParseError(f"expected a bench-trace settings file of format "
+            raise ParseError(f"expected a trace settings file of format "
                              f"{SETTINGS_FORMAT}", source=self.settings_path)
         return value
 
@@ -120,8 +124,8 @@ class TraceDirectory:
         settings = self.settings()
         if settings is None:
             if self.trace.exists():
-                raise ConfigError(f"{self.trace.name} has no {SETTINGS_NAME} beside it: not a "
-                                  "bench-trace directory", source=self.root)
+                raise ConfigError(f"{self.trace.name} has no {self.settings_name} beside it: "
+                                  "not a trace directory", source=self.root)
             return None
         wanted = {"seed": seed, "distribution": json.loads(json.dumps(dict(distribution)))}
         for key, value in wanted.items():

@@ -27,7 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)"),
     "bench-trace": ("bench_trace", "measure a reference trace: draw jobs like FB-2009, probe "
                     "and run them locally"),
+    "evaluate": ("evaluate", "held-out evaluation: probe, predict and run job kinds no trace "
+                 "holds; report"),
     "report": ("report", "size-model accuracy on a trace: predicted vs actual SE_m, SE_r, S"),
+    "serve": ("serve", "serve predictions over HTTP/JSON (predict, observe, reload, metrics)"),
     "simulate": ("simulate", "run schedulers on a workload in the simulator"),
 }
 

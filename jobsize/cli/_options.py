@@ -9,6 +9,7 @@ release. This module imports nothing heavy, so ``jobsize CMD --help`` stays fast
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -45,6 +46,28 @@ def count(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         return value
     return parse
+
+
+def positive_number(text: str) -> float:
+    """A finite number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def level(text: str) -> float:
+    """An interval level (coverage): a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
 
 
 def property_pair(text: str) -> tuple[str, str]:

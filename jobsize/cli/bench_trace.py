@@ -22,16 +22,16 @@ from jobsize.benchtrace.draw import Draw
 from jobsize.benchtrace.runner import INPUT_BUDGET
 from jobsize.cli._options import add_parallel, byte_size, count
 from jobsize.progress import progress_bar
-from jobsize.workloads import WORKLOADS
+from jobsize.workloads import HELD_OUT, WORKLOADS
 
 
 def _names(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in WORKLOADS]
+    unknown = [n for n in names if n not in WORKLOADS and n not in HELD_OUT]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown workload {unknown[0] if unknown else text!r}; choose from "
-            f"{', '.join(sorted(WORKLOADS))}")
+            f"{', '.join(sorted(WORKLOADS))} or the held-out {', '.join(sorted(HELD_OUT))}")
     return names
 
 
@@ -65,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a job runs ceil(FB-2009 map count / K) maps "
                         f"(default: {defaults.map_scale})")
     parser.add_argument("--workloads", type=_names, default=defaults.workloads,
-                        metavar="NAME,...", help="reference workloads to draw from "
-                        "(default: all)")
+                        metavar="NAME,...", help="workloads to draw from (default: every "
+                        "reference workload; held-out workloads only when named)")
     add_parallel(parser, help="engine process pool size (default: the free cores)")
     parser.add_argument("--input-cache", type=byte_size, default=INPUT_BUDGET,
                         metavar="BYTES", help="generated input kept for later jobs "

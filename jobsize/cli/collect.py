@@ -10,7 +10,9 @@
     jobsize collect rm URL [--nodes] [HTTP options]
 
 Traces are parquet; task-attempt rows go beside them as ``TRACE.tasks.parquet`` (jhs, jhist,
-rumen, sls, sls-synth). ``collect jhs`` skips jobs already in TRACE and exits 1 if some job
+rumen, sls, sls-synth). Probe jobs (``jobsize probe`` runs) found by jhs and jhist are joined to
+the jobs they probed, filling their ``probe_*`` columns, and listed in ``TRACE.probes.parquet``
+rather than counted as jobs. ``collect jhs`` skips jobs already in TRACE and exits 1 if some job
 could not be fetched, after naming each one.
 """
 
@@ -165,8 +167,12 @@ def _run_jhs(args: argparse.Namespace) -> int:
     options = HttpOptions(**_http_options(args, pool=args.parallel))
     with contextlib.ExitStack() as stack:
         advance: list = []
+        # Listing can take a while (a slow server, retries): report it until the count is known.
+        listing = stack.enter_context(contextlib.ExitStack())
+        listing.enter_context(progress_bar(f"listing jobs at {args.url}"))
 
         def on_total(total: int) -> None:
+            listing.close()
             advance.append(stack.enter_context(progress_bar("jobs", total=total)))
 
         result = collect_jhs(args.url, args.output, query=query, since_last=since == "last",
@@ -175,6 +181,10 @@ def _run_jhs(args: argparse.Namespace) -> int:
                              advance=lambda n=1: advance[0](n) if advance else None)
     print(f"{result.output}: {result.collected} jobs collected, {result.skipped} already there"
           f" ({result.listed} listed)")
+    if result.probes or result.probes_joined or result.probes_unjoined:
+        print(f"{result.probes} probe jobs collected, {result.probes_joined} joined to their "
+              f"jobs, {len(result.probes_unjoined)} not joined")
+        _list_unjoined(result.probes_unjoined)
     if result.failed:
         print(f"jobsize: {len(result.failed)} jobs could not be collected "
               "(run again to retry them):", file=sys.stderr)
@@ -186,15 +196,32 @@ def _run_jhs(args: argparse.Namespace) -> int:
 
 def _run_jhist(args: argparse.Namespace) -> int:
     from jobsize.collectors.jhist import collect_jhist, find_jhist
+    from jobsize.collectors.probe_join import probes_path, write_probes
 
     total = len(find_jhist(args.paths))
     with progress_bar("history files", total=total) as advance:
-        jobs, tasks = collect_jhist(args.paths, advance=advance)
-    _write(jobs, tasks, args.output)
+        found = collect_jhist(args.paths, advance=advance)
+    jobs = found.jobs
+    _write(jobs, found.tasks, args.output)
+    if found.probes or probes_path(args.output).exists():
+        write_probes(found.probes, args.output)
     incomplete = int((~jobs["complete"].fillna(False)).sum()) if len(jobs) else 0
     print(f"{args.output}: {len(jobs)} jobs from {total} files"
           + (f", {incomplete} incomplete (history cut short)" if incomplete else ""))
+    _report_probes(found.report)
     return 0
+
+
+def _report_probes(report: Any) -> None:
+    """One line on the probes; each probe not joined, and why, on stderr."""
+    if report.probes:
+        print(report.summary())
+        _list_unjoined(report.unjoined)
+
+
+def _list_unjoined(unjoined: dict[str, str]) -> None:
+    for job_id, reason in sorted(unjoined.items()):
+        print(f"  probe {job_id} not joined: {reason}", file=sys.stderr)
 
 
 def _run_trace(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """``jobsize fit``: fit the SE_m / SE_r models on a trace and report their accuracy.
 
-    jobsize fit [TRACE] [--features probe|actual] [--method gls|wls|ols] [--cv K]
-                [--cv-groups COLUMN] [--seed S] [--level L] [-o MODEL.json]
+    jobsize fit [TRACE] [--features probe|actual] [--form tasks|paper] [--clock wall|cpu]
+                [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN] [--calibrate BY]
+                [--seed S] [--level L] [-o MODEL.json]
 
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
 the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
@@ -21,7 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from jobsize.bundled import reference_trace
-from jobsize.models.design import EQUATION, FEATURE_SETS
+from jobsize.cli._options import level
+from jobsize.models.design import EQUATION, FEATURE_SETS, FORMS
 from jobsize.models.evaluation import (
     PAPER_R2,
     QUANTITIES,
@@ -33,7 +35,7 @@ from jobsize.models.evaluation import (
 )
 from jobsize.models.modelfile import save_model
 from jobsize.models.regression import PhaseModel
-from jobsize.models.size_model import SizeModel
+from jobsize.models.size_model import CLOCKS, FORM_DEFAULT, SizeModel
 from jobsize.models.variance import METHODS
 from jobsize.progress import progress_bar
 from jobsize.schema import read_trace
@@ -55,16 +57,6 @@ def _folds(text: str) -> int:
     return value
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "fit",
@@ -78,6 +70,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--features", choices=FEATURE_SETS, default="probe",
                         help="probe: probe counters scaled by eq 8 (the paper's model); actual: "
                         "the job's own counters, the upper bound (default: probe)")
+    parser.add_argument("--form", choices=FORMS, default=FORM_DEFAULT,
+                        help="tasks: per-task costs scaled by N_m/N_r, per-map sort and combiner "
+                        "terms (default); paper: the paper's eq 6-8 exactly")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="what SE measures: summed elapsed task time (wall, the paper's) "
+                        "or summed task CPU time (cpu: steadier on a busy machine)")
+    parser.add_argument("--calibrate", default="auto", metavar="BY",
+                        help="calibrate intervals and quantiles on out-of-sample errors, "
+                        "leaving one BY out at a time: auto (job_type or the application of "
+                        "the job name, default), a column name, folds (K-fold), or none")
     parser.add_argument("--method", choices=METHODS, default="gls",
                         help="feasible GLS, WLS with variance ∝ mean², or OLS (default: gls)")
     parser.add_argument("--cv", type=_folds, default=5, metavar="K",
@@ -88,8 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "job (sklearn's LeaveOneGroupOut)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the cross-validation shuffle (default: 0)")
-    parser.add_argument("--level", type=_level, default=0.95,
-                        help="coverage of prediction intervals (default: 0.95)")
+    parser.add_argument("--level", type=level, default=0.9,
+                        help="coverage of prediction intervals (default: 0.9)")
     parser.add_argument("-o", "--output", metavar="MODEL.json",
                         help="write the model fitted on the whole trace here")
     parser.set_defaults(func=run)
@@ -98,9 +100,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     trace = Path(args.trace) if args.trace else reference_trace()
     records = read_trace(trace)
+    calibrate_by = {"none": None, "folds": None}.get(args.calibrate, args.calibrate)
     model, evaluation = evaluate(records, args.features, args.method, args.level, args.cv,
                                  args.seed, progress=progress_bar, source=trace,
-                                 groups=args.cv_groups)
+                                 groups=args.cv_groups, form=args.form, clock=args.clock,
+                                 calibrate_by=calibrate_by if args.calibrate != "none" else
+                                 "none")
     console = Console()
     sources = sorted(set(records["source"].dropna()))
     console.print(accuracy_table(evaluation, trace, model, sources))
@@ -110,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(coefficient_table(phase, table, phase_model))
     if model.se_r is None:
         console.print(model.training.get("note", "no eq 7 model"), style="yellow")
+    console.print(model_summary(model), highlight=False)
     if args.output:
         model.training["trace"] = str(trace)
         model.training["evaluation"] = evaluation.to_dict()
@@ -145,8 +151,12 @@ def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel,
     table = Table(
         title=f"Size-model accuracy — {trace.name}: {t['jobs']} jobs{origin} "
         f"({t['SE_m_jobs']} in eq 6, {t['SE_r_jobs']} in eq 7, {t['uber']} uber, "
-        f"{t['map_only']} map-only) — {ev.features} features, {ev.method}",
+        f"{t['map_only']} map-only) — {ev.features} features, {ev.form} form, "
+        f"{ev.clock} clock, {ev.method}",
         caption="R²: unweighted, original scale. Error: median |predicted − actual| / actual. "
+        "Within ±25 % / off by 2×: share of jobs. Coverage: share of jobs whose actual S lies "
+        f"in its {100 * ev.level:g} % interval (CV: each fold's model calibrated on its own "
+        "training jobs). "
         f"Small jobs: actual SE_m < {SMALL_JOB_S:g} s. SE_r scored on jobs with reduces. "
         "Prequential: each job predicted by a model fitted only on jobs that finished before "
         f"it ({ev.warmup} earliest jobs unscored). Paper: §IV-B, the authors' cluster and "
@@ -167,10 +177,30 @@ def accuracy_table(ev: Evaluation, trace: Path, model: SizeModel,
         row(f"R² {_LABEL[q]}", lambda s, q=q: _r2(s.r2[q]), f"{PAPER_R2[q]:.3f}")
     for q in QUANTITIES:
         row(f"median error {_LABEL[q]}", lambda s, q=q: _pct(s.mdare[q]))
+    row("S within ±25 %", lambda s: _pct(s.within_25.get("S", math.nan)))
+    row("S off by 2× or more", lambda s: _pct(s.off_2x.get("S", math.nan)))
+    row(f"S in its {100 * ev.level:g} % interval", lambda s: _pct(s.coverage))
     row(f"small jobs (SE_m < {SMALL_JOB_S:g} s)", lambda s: str(s.small_jobs))
     for q in QUANTITIES:
         row(f"  median error {_LABEL[q]}", lambda s, q=q: _pct(s.mdare_small[q]))
     return table
+
+
+def model_summary(model: SizeModel) -> str:
+    """How the model scales the probe and how its intervals were made."""
+    forms = {"tasks": "per-task form (per-task costs × N_m / N_r, per-map sort, combiner "
+                      "terms)", "paper": "the paper's eq 6-8"}
+    cal = model.training.get("calibration")
+    intervals = (f"intervals and quantiles calibrated on {cal['jobs']} out-of-sample errors "
+                 f"({cal['by']})" if cal else "GLS prediction intervals (not calibrated)")
+    apps = sum(len(v) for v in model.recurring.sums.values())
+    cpu = model.training.get("function_time_from_cpu")
+    fallback = (f" {cpu} jobs had no function times (no timing wrapper): their MFE/RFE are "
+                "the tasks' CPU time." if cpu else "")
+    return (f"Model: {forms[model.form]}, {model.features} features, {model.clock}-clock "
+            f"task times; {intervals}; per-application corrections for {apps} "
+            f"application phase{'s' * (apps != 1)} (shrinkage k = {model.recurring.k:.3g})."
+            f"{fallback}")
 
 
 def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Table:
@@ -185,14 +215,16 @@ def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Tab
     for name in ("term", "coefficient", "std. error", "t", "p", "VIF", "unit"):
         table.add_column(name, justify="left" if name in ("term", "unit") else "right")
     for r in coefs.itertuples(index=False):
-        if r.aliased:
+        if getattr(r, "fixed", False):
+            table.add_row(r.term, "1 (fixed: paid as measured)", "—", "—", "—", "—", r.unit)
+        elif r.aliased:
             table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", "—", r.unit)
         else:
             vif = "—" if math.isnan(r.vif) else f"{r.vif:.3g}"
             table.add_row(r.term, f"{r.coef:.4g}", f"{r.std_err:.3g}", f"{r.t:.2f}",
                           f"{r.p:.2g}", vif, r.unit)
     collinear = [r.term for r in coefs.itertuples(index=False)
-                 if not r.aliased and r.vif >= COLLINEAR_VIF]
+                 if not r.aliased and not getattr(r, "fixed", False) and r.vif >= COLLINEAR_VIF]
     if collinear:
         table.caption = (
             f"{', '.join(collinear)}: VIF ≥ {COLLINEAR_VIF:g}, nearly a combination of the other "

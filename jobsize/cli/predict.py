@@ -17,21 +17,9 @@ import math
 import sys
 from typing import Any
 
-from jobsize.cli._options import hidden_alias, require
+from jobsize.cli._options import hidden_alias, positive_number, require
 from jobsize.errors import InputError, ParseError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
-
-_SECTIONS = ("conf", "job", "probe")
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,10 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     require(parser, "model", "--model")
     parser.add_argument("--job", "-j", required=True, metavar="JOB.json",
                         help="the job: conf values plus probe record; - for standard input")
-    parser.add_argument("--cluster-memory-mb", type=_positive, default=PAPER_CLUSTER.memory,
+    parser.add_argument("--cluster-memory-mb", type=positive_number, default=PAPER_CLUSTER.memory,
                         metavar="MB", help="cluster memory CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.memory:g}, the paper's 8 × 8 GB)")
-    parser.add_argument("--cluster-vcores", type=_positive, default=PAPER_CLUSTER.vcores,
+    parser.add_argument("--cluster-vcores", type=positive_number, default=PAPER_CLUSTER.vcores,
                         metavar="N", help="cluster vcores CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.vcores:g}, the paper's 8 × 8)")
     parser.set_defaults(func=run)
@@ -95,15 +83,9 @@ def read_job(path: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InputError(f"expected a JSON object, found {type(doc).__name__}", source=source,
                          where="$")
-    job = {k: v for k, v in doc.items() if k not in _SECTIONS}
-    for section in _SECTIONS:
-        part = doc.get(section)
-        if part is None:
-            continue
-        if not isinstance(part, dict):
-            raise InputError("expected an object", source=source, where=f"$.{section}")
-        job.update(part)
-    return job
+    from jobsize.models.job import flatten
+
+    return flatten(doc, source)
 
 
 def _finite(value: Any) -> Any:

@@ -8,7 +8,8 @@ one reduce in this process (uber mode) and prints the probe record (the job reco
 columns) as JSON. A job Hadoop would run in uber mode itself is not probed (the record says so)
 unless ``--force``. With ``--hadoop`` the sample is written to a local directory and the commands
 that upload it and run the probe on a cluster (``hadoop jar hadoop-streaming.jar``, uber mode,
-the probing queue) are printed instead.
+the probing queue) are printed instead; the probe carries ``jobsize.probe.id`` (a new UUID unless
+``-D jobsize.probe.id=...`` gives one), which the job itself is then run with.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import shlex
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
+    parser.add_argument("--max-fraction", type=_fraction, default=None, metavar="F",
+                        help="cap the sample at this fraction of the input (default: "
+                        "Algorithm 1's 1/max(N_m, N_r))")
     parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
                         help="sampledSplitsUpperBound: most splits to sample from")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed")
@@ -67,13 +72,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
+    return value
+
+
+def _is_webhdfs(path: str) -> bool:
+    from jobsize.sampler.webhdfs import is_webhdfs_url
+
+    return is_webhdfs_url(path)
+
+
 def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
     """The split size the job itself would use for local input (Hadoop's goal size), so the
     sampler sees the job's N_m splits; for WebHDFS input the given size or the block size."""
     from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
-    from jobsize.sampler.webhdfs import is_webhdfs_url
 
-    if any(is_webhdfs_url(i) for i in inputs):
+    if any(_is_webhdfs(i) for i in inputs):
         return split_size
     return split_bytes_for(inputs, n_maps, split_size or DEFAULT_BLOCK_BYTES)
 
@@ -83,6 +103,10 @@ def probe_spec(args: argparse.Namespace) -> Any:
     from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
     conf = dict(args.properties)
+    if not any(_is_webhdfs(i) for i in args.inputs):  # the engine's block: the split size
+        from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
+
+        conf.setdefault("dfs.blocksize", str(args.split_size or DEFAULT_BLOCK_BYTES))
     sizes = containers(conf)
     return ProbeSpec(
         mapper=args.mapper, reducer=reducer_of(args), combiner=args.combiner,
@@ -92,6 +116,7 @@ def probe_spec(args: argparse.Namespace) -> Any:
         am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
         split_bytes=_job_split_bytes(args.inputs, args.n_maps, args.split_size),
         max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
+        max_fraction=args.max_fraction,
         job_name=args.name or "job", conf=conf, files=tuple(args.files),
         **({"queue": args.queue} if args.queue else {}))
 
@@ -102,15 +127,20 @@ def run(args: argparse.Namespace) -> int:
         print(hadoop_commands(spec, args))
         return 0
     splits = spec.splits(**webhdfs_options(args))
-    plan = spec.plan(sum(s.length for s in splits))
-    if not plan.probe and not args.force:
-        out: dict[str, Any] = {**plan.record(), "reason": plan.reason}
-    else:
+    input_bytes = sum(s.length for s in splits)
+    plan = spec.plan(input_bytes)
+    # The job as `jobsize predict --job -` and jobsize.predict take it: its shape, its
+    # configuration, whether it runs in uber mode, and (unless it does) its probe record.
+    out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
+                           "map_input_bytes": input_bytes, **plan.record(),
+                           "reason": plan.reason}
+    if plan.probe or args.force:
         from jobsize.engine import LocalEngine, run_probe
+        from jobsize.progress import progress_bar
 
-        with LocalEngine(1) as engine:
-            out = {**run_probe(spec, engine=engine, history_dir=args.history, splits=splits),
-                   "uberized": False}
+        with LocalEngine(1) as engine, progress_bar("probing"):
+            out.update(run_probe(spec, engine=engine, history_dir=args.history, splits=splits))
+    out["conf"] = dict(spec.conf)
     json.dump(out, sys.stdout, indent=2)
     print()
     return 0
@@ -122,6 +152,7 @@ def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
     from jobsize.atomic import atomic_write
     from jobsize.errors import InputError
     from jobsize.sampler.probespec import render_hadoop
+    from jobsize.schema import PROBE_ID_KEY
 
     sample = spec.take_sample(**webhdfs_options(args))
     by_file: dict[str, list[bytes]] = {}
@@ -140,7 +171,11 @@ def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
         paths.append(f"{hdfs}/{i}/{base}")
     upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
               f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
+    probe_id = spec.conf.get(PROBE_ID_KEY) or str(uuid.uuid4())
     command = render_hadoop(spec, sample=paths, sample_bytes=len(sample.data),
-                            output=args.probe_output or f"{hdfs}-out")
+                            output=args.probe_output or f"{hdfs}-out", fraction=sample.fraction,
+                            probe_id=probe_id)
     return (f"# f_p = {sample.fraction:.6g}: {len(sample.data)} sample bytes of "
-            f"{sample.input_bytes}, seed {sample.seed}\n{upload}\n{command}")
+            f"{sample.input_bytes}, seed {sample.seed}\n"
+            f"# run the job itself with -D {PROBE_ID_KEY}={probe_id} so that `jobsize collect` "
+            f"joins this probe to it\n{upload}\n{command}")

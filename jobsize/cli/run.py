@@ -37,12 +37,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output(parser, metavar="OUTDIR",
                help="output directory (must not exist unless --overwrite)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUTDIR")
-    add_parallel(parser, help="worker processes of the engine (default: the machine's cores)")
+    add_parallel(parser, help="worker processes of the engine (default: the cores the "
+                 "machine's load leaves free)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from jobsize.engine import JobSpec, LocalEngine
+    from jobsize.engine.appmaster import warn_if_oversubscribed
     from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, compute_splits, input_files
     from jobsize.progress import progress_bar
 
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite)
     tasks = len(compute_splits(input_files(spec.inputs), spec.n_maps, split)) + spec.n_reduces
     with LocalEngine(args.parallel) as engine, progress_bar("tasks", total=tasks) as advance:
+        warn_if_oversubscribed(engine.workers)
         result = engine.run(spec, history_dir=args.history, progress=advance)
     json.dump({"job_id": result.job_id, "state": result.state,
                "history": str(result.history_path), "conf": str(result.conf_path),

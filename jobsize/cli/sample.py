@@ -58,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from jobsize.errors import InputError
     from jobsize.progress import progress_bar
     from jobsize.sampler.sampling import plan, sample
-    from jobsize.sampler.splits import input_splits, total_bytes
-    from jobsize.schema import uber_eligible
+    from jobsize.sampler.splits import input_splits
 
     out = Path(args.output)
     if out.is_dir():
@@ -86,7 +85,4 @@ def run(args: argparse.Namespace) -> int:
     if not result.data and result.input_bytes:
         print("jobsize: warning: no record starts in the sampled ranges, so the sample is "
               "empty and cannot be probed; try another seed")
-    if uber_eligible(args.n_maps, args.n_reduces, total_bytes(splits)):
-        print("jobsize: note: with Hadoop's default limits this job runs in uber mode and "
-              "is not probed; its size comes from history")
     return 0

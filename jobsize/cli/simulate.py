@@ -11,6 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
+from jobsize.cli import _ltyarn_dress, _slot_reproductions
 from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
@@ -21,16 +23,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "simulate", help="run schedulers on a workload in the simulator",
         description="Simulate schedulers (FIFO, Fair, Capacity, SRPT, ...) on a workload cut "
         "into overlapping segments; write per-job results, a summary per RCP group and figures.")
-    p.add_argument("--workload", metavar="W",
+    p.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="W",
                    help="SWIM .tsv, Rumen .json, SLS .json, jobsize trace .parquet (with its "
-                   ".tasks.parquet), or synthetic[:N] (FB-2009 size bins); required except for "
-                   "--reproduce mrorder|dynamicmr|rasooli, which build their workloads and "
-                   "add a SWIM trace given here")
+                   ".tasks.parquet), synthetic[:N] (FB-2009 size bins), or a bundled workload "
+                   f"by name: {', '.join(BUNDLED_WORKLOADS)} (default {DEFAULT_WORKLOAD}, "
+                   "SWIM's day of Facebook's 2009 jobs)")
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default="fifo,fair",
                    help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
-                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill "
+                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill, "
+                   "ltyarn, dress "
                    "(fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); default fifo,fair")
     p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
                    default="yarn",
@@ -74,6 +77,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     _add_reproduction_arguments(p)
+    _ltyarn_dress.add_arguments(p)
+    _slot_reproductions.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -111,11 +116,14 @@ def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "reproduce", None) in PAPER_REPRODUCTIONS:
-        return _run_paper_reproduction(args)
-    if not args.workload:
-        raise ConfigError("--workload is required (a SWIM, Rumen, SLS or jobsize trace, or "
-                          "synthetic[:N])")
+    if getattr(args, "reproduce", None) in _slot_reproductions.REPRODUCTIONS:
+        seeds = _seeds(args.seeds)
+        return _slot_reproductions.run_reproduction(args, cost_model=_cost_model(args, seeds[0]),
+                                                    seed=seeds[0])
+    if getattr(args, "reproduce", None) in _ltyarn_dress.REPRODUCTIONS:
+        seeds = _seeds(args.seeds)
+        return _ltyarn_dress.run_reproduction(args, seeds=seeds,
+                                              cost_model=_cost_model(args, seeds[0]))
     if getattr(args, "reproduce", None):
         return _run_reproduction(args)
     import contextlib
@@ -138,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--schedulers: unknown {name!r} for the {args.cluster_model} model; "
                               f"known: {', '.join(known)}")
     sources = _size_sources(args, seeds)
+    scheduler_options = _ltyarn_dress.scheduler_options(args)
     cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
     workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
                              seed=seeds[0])
@@ -149,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
         fair_name="ps" if args.cluster_model == "fluid" else "fair",
-        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources)
+        rcp_alpha=args.rcp_alpha, rcp_beta=args.rcp_beta, size_sources=sources,
+        scheduler_options=scheduler_options)
     backend = (joblib.parallel_config(backend=args.backend) if args.backend
                else contextlib.nullcontext())
     with backend, progress_bar("simulating", total=n_runs(workload, config)) as advance:
@@ -197,23 +207,19 @@ def _markdown(summary, name: str, cluster, config) -> str:
     return buf.getvalue()
 
 
-#: reproductions of the seed papers (:mod:`jobsize.sim.reproductions`)
-PAPER_REPRODUCTIONS = ("mrorder", "dynamicmr", "rasooli")
-
-
 def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     """The size sources' and the FSPY reproduction's options of ``jobsize simulate``."""
     from jobsize.sim.reproduce import BASELINES, COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy", *PAPER_REPRODUCTIONS),
-                   help="run a paper's headline experiment and write report.md beside the "
-                   "paper's numbers: fspy (§IV-C: Fair, FSPY and --compare on every segment; "
-                   "Figs 5-10 as PNGs), mrorder (Tang ch 3), dynamicmr (Tang ch 4), rasooli "
-                   "(Rasooli-Down)")
-    g.add_argument("--replications", type=int, metavar="N",
-                   help="runs (seeds) per setting of --reproduce mrorder|dynamicmr|rasooli "
-                   "(defaults: 5, 5, 10)")
+    g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS,
+                                           *_slot_reproductions.REPRODUCTIONS),
+                   help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
+                   "every segment; Figs 5-10 as PNGs and report.md (ltyarn: Tang's §5.6 "
+                   "macro-benchmark with --workload's first 100 arrivals; dress: the DRESS "
+                   "paper's settings, and --workload's segments on --cluster; mrorder, "
+                   "dynamicmr, rasooli: Tang's chapters 3 and 4 and Rasooli-Down on MRv1 slots, "
+                   "their own workloads plus --workload as a SWIM trace)")
     g.add_argument("--size-source", metavar="SPEC",
                    help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "
@@ -277,36 +283,3 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     print((args.output / "report.md").read_text())
     return 0
 
-
-def _run_paper_reproduction(args: argparse.Namespace) -> int:
-    """``jobsize simulate --reproduce mrorder|dynamicmr|rasooli``."""
-    import importlib
-    import shlex
-
-    module = importlib.import_module(f"jobsize.sim.reproductions.{args.reproduce}")
-    swim = None
-    if args.workload:
-        from jobsize.sim.load import load_workload
-
-        seed = _seeds(args.seeds)[0]
-        swim = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
-                             seed=seed)
-    options: dict[str, object] = {}
-    if args.replications is not None:
-        if args.replications < 1:
-            raise ConfigError("--replications: at least 1")
-        key = "replications" if args.reproduce == "rasooli" else "seeds"
-        options[key] = args.replications if key == "replications" else tuple(
-            range(args.replications))
-    with progress_bar(f"reproducing {args.reproduce}",
-                      total=module.n_tasks(swim, **options)) as advance:
-        result = module.run(swim, n_jobs=args.parallel, advance=advance, **options)
-    command = f"jobsize simulate --reproduce {args.reproduce}"
-    if args.workload:
-        command += f" --workload {shlex.quote(str(args.workload))}"
-    if args.replications is not None:
-        command += f" --replications {args.replications}"
-    command += f" -o {shlex.quote(str(args.output))}"
-    path = module.write_report(result, args.output, command)
-    print(path.read_text())
-    return 0

@@ -1,7 +1,8 @@
 """The local MapReduce engine: runs streaming jobs on this machine and writes Hadoop history.
 
-The probe engine of the paper's §III-A and the source of the measured reference dataset
-(DESIGN.md §5)::
+The probe engine of the paper's §III-A and the source of the measured reference dataset: it runs
+streaming jobs on this machine and writes Hadoop's own ``.jhist`` history, so the collectors read
+a local run as they read a cluster's::
 
     from jobsize.engine import JobSpec, run_job
     result = run_job(JobSpec(inputs=["text.txt"], output="out", mapper="python3 map.py",
@@ -14,7 +15,7 @@ The probe engine of the paper's §III-A and the source of the measured reference
 process and returns its probe record.
 """
 
-from jobsize.engine.runner import JobResult, LocalEngine, default_engine, run_job
+from jobsize.engine.appmaster import JobResult, LocalEngine, default_engine, run_job
 from jobsize.engine.spec import Containers, JobSpec
 
 __all__ = ["Containers", "JobResult", "JobSpec", "LocalEngine", "default_engine", "run_job",

@@ -1,7 +1,7 @@
-"""Task attempts: what a worker is given, and what it reports back to the runner.
+"""Task attempts: what a worker is given, and what it reports back to the application master.
 
-These values travel between the runner and the worker processes, so they hold only plain data
-(paths, ids, counters) and the user's functions (argv tuples or importable callables).
+These values travel between the application master and the worker processes, so they hold only
+plain data (paths, ids, counters) and the user's functions (argv tuples or importable callables).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class TaskContext:
     map_merge_bytes: int
     reduce_merge_bytes: int
     env: Mapping[str, str] = field(default_factory=dict)
+    count_map_keys: bool = False  # report each map's distinct output keys (the probe's maps)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from jobsize.schema import FUNCTION_TIME_GROUP, MAP_FUNCTION_COUNTER, REDUCE_FUNCTION_COUNTER
+from jobsize.schema import (
+    COMBINE_FUNCTION_COUNTER,
+    FUNCTION_TIME_GROUP,
+    MAP_FUNCTION_COUNTER,
+    MAP_OUTPUT_KEYS_COUNTER,
+    REDUCE_FUNCTION_COUNTER,
+)
 
 TASK = "org.apache.hadoop.mapreduce.TaskCounter"
 FILESYSTEM = "org.apache.hadoop.mapreduce.FileSystemCounter"
@@ -83,6 +89,8 @@ COUNTER_DISPLAY: dict[str, dict[str, str]] = {
     FUNCTION_TIME: {
         MAP_FUNCTION_COUNTER: "Time inside the map function (ms)",
         REDUCE_FUNCTION_COUNTER: "Time inside the reduce function (ms)",
+        COMBINE_FUNCTION_COUNTER: "Time inside the combiner (ms)",
+        MAP_OUTPUT_KEYS_COUNTER: "Distinct keys of the map output",
     },
 }
 

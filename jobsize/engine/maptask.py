@@ -27,10 +27,16 @@ from jobsize.engine.attempt import (
     task_env,
 )
 from jobsize.engine.inputformat import ReadStats, aligned_range, read_lines
+from jobsize.engine.merge import Segment, read_segment
 from jobsize.engine.output import OutputWriter, attempt_file
+from jobsize.engine.records import count_groups, scan
 from jobsize.engine.spill import Combine, MapOutputBuffer
 from jobsize.engine.streaming import Outcome
-from jobsize.schema import MAP_FUNCTION_COUNTER
+from jobsize.schema import (
+    COMBINE_FUNCTION_COUNTER,
+    MAP_FUNCTION_COUNTER,
+    MAP_OUTPUT_KEYS_COUNTER,
+)
 
 
 def _records(pieces: Iterable[MapInput], stats: ReadStats) -> Iterator[bytes]:
@@ -80,6 +86,11 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
         counters[C.TASK]["CPU_MILLISECONDS"] = round((cpu_seconds() - cpu0 + child_cpu) * 1000)
         counters[C.TASK]["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + ran.max_rss_bytes
         counters[C.FUNCTION_TIME] = {MAP_FUNCTION_COUNTER: round(ran.function_seconds * 1000)}
+        if writer is None and ctx.combiner is not None:
+            counters[C.FUNCTION_TIME][COMBINE_FUNCTION_COUNTER] = round(
+                sink.stats.combine_seconds * 1000)
+        if writer is None and ctx.count_map_keys:
+            counters[C.FUNCTION_TIME][MAP_OUTPUT_KEYS_COUNTER] = distinct_keys(result.segments)
         result.function_ms = ran.function_seconds * 1000
         C.add_reported(counters, ran.counters)
         result.counters = counters
@@ -112,6 +123,12 @@ def _map_function(attempt: MapAttempt, work: Path, collect: Callable[[bytes], No
         total.max_rss_bytes = max(total.max_rss_bytes, outcome.max_rss_bytes)
         C.add(total.counters, outcome.counters)
     return total
+
+
+def distinct_keys(segments: Iterable[Segment]) -> int:
+    """Distinct keys of a map output: its partitions are sorted by key and share no key."""
+    return sum(count_groups(scan(read_segment(seg)).hashes, None)
+               for seg in segments if seg.length)
 
 
 def _writer_counters(counters: dict[str, dict[str, int]], writer: OutputWriter) -> None:

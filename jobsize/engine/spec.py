@@ -18,7 +18,8 @@ from pathlib import Path
 from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
 from jobsize.engine.streaming import Function, as_function
 from jobsize.errors import ConfigError
-from jobsize.schema import DEFAULT_CONTAINERS, UBER_DEFAULTS
+from jobsize.schema import DEFAULT_CONTAINERS
+from jobsize.ubermode import HADOOP_DEFAULTS, MAX_MAPS, MAX_REDUCES, enabled
 
 MIB = 1024 * 1024
 
@@ -112,10 +113,11 @@ class JobSpec:
         mb = self.reduce_merge_mb
         return (mb if mb is not None else self.containers.reduce_memory_mb // 4) * MIB
 
-    def uber_enabled(self) -> bool:
-        if self.uber is not None:
-            return self.uber
-        return str(self.conf.get("mapreduce.job.ubertask.enable", "false")).lower() == "true"
+    def uber_conf(self) -> dict[str, str]:
+        """The configuration the uber decision reads: the job's, with the engine's block size
+        (its split size) and container sizes."""
+        return {"dfs.blocksize": str(self.split_bytes), **self.containers.conf(),
+                **{k: str(v) for k, v in self.conf.items()}}
 
 
 def describe(fn: Function | None) -> str:
@@ -133,10 +135,8 @@ def job_conf(spec: JobSpec, job_id: str, n_maps: int, uberized: bool) -> dict[st
     defaults = {
         "mapreduce.framework.name": "jobsize-local",
         "yarn.scheduler.minimum-allocation-mb": "1024",
-        "mapreduce.job.ubertask.maxmaps": str(UBER_DEFAULTS["mapreduce.job.ubertask.maxmaps"]),
-        "mapreduce.job.ubertask.maxreduces":
-            str(UBER_DEFAULTS["mapreduce.job.ubertask.maxreduces"]),
-        "mapreduce.job.ubertask.maxbytes": str(spec.split_bytes),
+        "mapreduce.job.ubertask.maxmaps": HADOOP_DEFAULTS[MAX_MAPS],
+        "mapreduce.job.ubertask.maxreduces": HADOOP_DEFAULTS[MAX_REDUCES],
     }
     used = {
         "mapreduce.job.id": job_id,
@@ -147,7 +147,7 @@ def job_conf(spec: JobSpec, job_id: str, n_maps: int, uberized: bool) -> dict[st
         "mapreduce.job.maps": str(n_maps),
         "mapreduce.job.reduces": str(spec.n_reduces),
         **spec.containers.conf(),
-        "mapreduce.job.ubertask.enable": "true" if uberized or spec.uber_enabled() else "false",
+        "mapreduce.job.ubertask.enable": "true" if uberized or enabled(spec.conf) else "false",
         "mapreduce.job.uberized": "true" if uberized else "false",
         "mapreduce.input.fileinputformat.inputdir":
             ",".join(f"file:{p.resolve()}" for p in spec.inputs),

@@ -1,4 +1,4 @@
-"""The scheduler simulator (DESIGN.md §6).
+"""The scheduler simulator: event-driven and exact, in a fluid and a YARN container model.
 
 Two models: the fluid job-level model (:mod:`jobsize.sim.fluid`) and the YARN container model
 (:mod:`jobsize.sim.eventloop`, policies in :mod:`jobsize.sim.schedulers` implementing

@@ -18,7 +18,8 @@ and reduce output. This model derives the rest; every parameter is a field of
   (``tail`` is the part after the shuffle: a reduce started early waits for the last map.)
 - Each task's duration is multiplied by exp(noise_sigma · Z), Z standard normal, seeded.
 - Containers: Hadoop's defaults (1024 MB / 1 vcore for tasks, 1536 MB for the AM); uber jobs
-  by Hadoop's rule (``jobsize.schema.uber_eligible``: ≤ 9 maps, ≤ 1 reduce, input ≤ 64 MB).
+  by Hadoop's rule (``jobsize.ubermode``) on a cluster that enables it: ≤ 9 maps, ≤ 1
+  reduce, input ≤ one block.
 
 With the defaults (64 MiB blocks, 1 GiB per reduce) the FB-2009 day has 427,900 tasks and the
 FB-2010 day 16,572,856.
@@ -32,8 +33,9 @@ import numpy as np
 import pandas as pd
 
 from jobsize.errors import ConfigError
-from jobsize.schema import DEFAULT_CONTAINERS, UBER_DEFAULTS
+from jobsize.schema import DEFAULT_CONTAINERS
 from jobsize.sim.workload import Workload, make_jobs, offsets_from_counts
+from jobsize.ubermode import decide_array
 
 MiB = 1024 * 1024
 
@@ -107,11 +109,9 @@ def from_bytes(name: str, job_ids: np.ndarray, submit_s: np.ndarray, mi: np.ndar
     reduce_s = sh_k / model.shuffle_bps + tail
     noise = np.exp(model.noise_sigma * rng.standard_normal(len(reduce_s)))
     reduce_s, tail = reduce_s * noise, tail * noise
-    uber = np.zeros(n, bool)
-    if model.uber:
-        uber = ((n_maps <= UBER_DEFAULTS["mapreduce.job.ubertask.maxmaps"])
-                & (n_reduces <= min(1, UBER_DEFAULTS["mapreduce.job.ubertask.maxreduces"]))
-                & (mi <= UBER_DEFAULTS["mapreduce.job.ubertask.maxbytes"]))
+    uber = decide_array(n_maps, n_reduces, mi, {
+        "mapreduce.job.ubertask.enable": str(model.uber).lower(),
+        "dfs.blocksize": str(model.block_bytes)})
     jobs = make_jobs(n, job_id=np.asarray(job_ids).astype(str), submit_s=np.asarray(submit_s,
                      float), map_mb=model.map_mb, map_vcores=model.map_vcores,
                      reduce_mb=model.reduce_mb, reduce_vcores=model.reduce_vcores,

@@ -16,7 +16,7 @@ A policy is one small class in the style of Dell'Amico's schedsim:
 - ``next_internal_event(t) -> float`` — absolute time of the policy's next internal event, or
   ``inf``.
 
-DESIGN.md §6 test vector (arrival, size, estimate): (0, 10, 15), (1, 12, 4), (2, 5, 7),
+A worked case (arrival, size, estimate): (0, 10, 15), (1, 12, 4), (2, 5, 7),
 (10, 2, 3) completes at FIFO 10/22/27/29, PS 26/29/19/18, SRPT 29/13/20/15, FSP 29/13/20/15,
 FSP+PS 29/13/20/15, SRPT+PS 29/21/19/14, LAS 27/29/17/12.
 """

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from jobsize.bundled import resolve_workload
 from jobsize.errors import ConfigError, InputError
 from jobsize.sim.costmodel import CostModel, read_swim_workload
-from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.synthetic_workload import SyntheticFB2009
 from jobsize.sim.traces import (
     read_local_workload,
     read_rumen_workload,
@@ -38,8 +39,11 @@ def guess_format(spec: str) -> str:
 
 def load_workload(spec: str | os.PathLike[str], fmt: str | None = None, *,
                   cost_model: CostModel | None = None, seed: int = 0) -> Workload:
-    """Load ``spec``: a file, or ``synthetic[:N]`` for the FB-2009-bin generator."""
+    """Load ``spec``: a file, a bundled workload by name (``FB-2009``), or ``synthetic[:N]``
+    for the FB-2009-bin generator."""
     text = str(spec)
+    if not text.startswith("synthetic"):
+        text = resolve_workload(text)
     fmt = fmt or guess_format(text)
     if fmt == "synthetic":
         _, _, count = text.partition(":")

@@ -43,6 +43,8 @@ class SweepConfig:
     rcp_alpha: float = 2.0
     rcp_beta: float = 5.0
     size_sources: Mapping[int, SizeSource] | None = None
+    #: per-scheduler settings passed to ``make_scheduler`` (e.g. ``{"ltyarn": {...}}``)
+    scheduler_options: Mapping[str, object] = field(default_factory=dict)
 
     def source(self, seed: int) -> SizeSource:
         """What size-based schedulers of the run with ``seed`` see."""
@@ -60,7 +62,7 @@ def _is_size_based(name: str, config: SweepConfig) -> bool:
 def _run_yarn(seg: Workload, cluster: Cluster, name: str, seed: int,
               config: SweepConfig) -> pd.DataFrame:
     policy = make_scheduler(name, size_source=config.source(seed),
-                            capacity_queues=config.capacity_queues)
+                            capacity_queues=config.capacity_queues, **config.scheduler_options)
     res = simulate(seg, cluster, policy, **config.sim_options)  # type: ignore[arg-type]
     out = res.jobs[["job_id", "submit_s", "finish_s", "response_s"]].copy()
     out["policy"] = res.policy

@@ -43,7 +43,7 @@ class InputGenerator:
     within one line of ``size_bytes`` without exceeding it (except that a file is never empty).
     """
 
-    kind: str  # the input's name: text, documents, sales, weblog, join, records, points
+    kind: str  # the input's name: text, documents, sales, weblog, join, records, points, ...
     module: str
     function: str
 
@@ -60,6 +60,7 @@ WEBLOG = InputGenerator("weblog", "weblog", "generate_weblog")
 JOIN = InputGenerator("join", "join", "generate_join")
 RECORDS = InputGenerator("records", "records", "generate_records")
 POINTS = InputGenerator("points", "points", "generate_points")
+PAGES = InputGenerator("pages", "pages", "generate_pages")
 
 
 def program(module: str, role: str, *args: str) -> tuple[str, ...]:
@@ -78,7 +79,7 @@ class Workload:
     n_inputs: int
     generate: Callable[[Path, int, int], list[Path]]
     description: str = ""
-    profile: str = ""  # one of PROFILES
+    profile: str = ""  # one of PROFILES (HELD_OUT_PROFILES for a held-out workload)
     #: Typical reduce count: one reduce per this many input bytes, at most ``max_reduces``.
     bytes_per_reduce: int = 256 * MiB
     max_reduces: int = 16
@@ -185,17 +186,60 @@ _ALL = (
 #: The reference workloads by name.
 WORKLOADS: dict[str, Workload] = {w.name: w for w in _ALL}
 
+#: Cost shapes of the held-out workloads — each one a place where the reference workloads have
+#: no example, so a model fitted on them has never seen its like.
+HELD_OUT_PROFILES = ("record-heavy, no combiner", "expensive combiner", "per-task start-up",
+                     "fixed-size task output", "cpu-bound map, tiny output",
+                     "superlinear reduce", "map-only expansion", "long records")
+
+_HELD_OUT = (
+    _job("chargrams", "chargrams", TEXT, "record-heavy, no combiner",
+         "letter-bigram counts without a combiner: about 45 five-byte records per line, a key "
+         "space of at most 676", bytes_per_reduce=16 * MiB, max_reduces=8),
+    _job("agentmix", "agentmix", WEBLOG, "expensive combiner",
+         "browser and platform mix per page: a cheap map, a combiner that classifies every "
+         "user-agent string against a bank of regular expressions",
+         combine=True, bytes_per_reduce=32 * MiB, max_reduces=8),
+    _job("iplookup", "iplookup", WEBLOG, "per-task start-up",
+         "traffic per network operator: every task first builds a table of a million address "
+         "ranges, then looks each request up by binary search",
+         combine=True, bytes_per_reduce=16 * MiB, max_reduces=4),
+    _job("histogram", "histogram", SALES, "fixed-size task output",
+         "revenue histograms per region: each map emits every cell of a 41 × 256 table "
+         "whatever its input, so the reduce grows with the maps",
+         bytes_per_reduce=64 * MiB, max_reduces=2),
+    _job("hashaudit", "hashaudit", RECORDS, "cpu-bound map, tiny output",
+         "PBKDF2 (100 rounds) of every record, folded into one line per map task",
+         max_reduces=1),
+    _job("neardup", "neardup", DOCUMENTS, "superlinear reduce",
+         "near-duplicate documents: all pairs of each of 2048 blocks compared by Jaccard "
+         "similarity, so reduce work grows with the square of the input",
+         bytes_per_reduce=8 * MiB, max_reduces=8),
+    _job("shingles", "shingles", DOCUMENTS, "map-only expansion",
+         "every 3-word shingle of every document with its position: output about five times "
+         "the input", reduce=False),
+    _job("pagestats", "pagestats", PAGES, "long records",
+         "per-site statistics of crawled pages, one page of about 100 KB per record",
+         combine=True, bytes_per_reduce=16 * MiB, max_reduces=4),
+)
+
+#: Workloads kept out of every reference trace and model fit: the held-out kinds on which
+#: ``jobsize evaluate`` tests predictions for jobs the history has never seen. ``workload()``
+#: and ``bench-trace --workloads`` run them; nothing draws them by default.
+HELD_OUT: dict[str, Workload] = {w.name: w for w in _HELD_OUT}
+
 #: Input generators by input kind (several workloads share one input).
 GENERATORS: dict[str, InputGenerator] = {
-    g.kind: g for g in (TEXT, DOCUMENTS, SALES, WEBLOG, JOIN, RECORDS, POINTS)
+    g.kind: g for g in (TEXT, DOCUMENTS, SALES, WEBLOG, JOIN, RECORDS, POINTS, PAGES)
 }
 
 
 def workload(name: str) -> Workload:
-    """The workload called ``name``, or a ConfigError listing the names there are."""
-    try:
-        return WORKLOADS[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown workload {name!r}; choose one of {', '.join(sorted(WORKLOADS))}"
-        ) from None
+    """The reference or held-out workload called ``name``, or a ConfigError listing the names
+    there are."""
+    found = WORKLOADS.get(name) or HELD_OUT.get(name)
+    if found is None:
+        raise ConfigError(f"unknown workload {name!r}; choose one of "
+                          f"{', '.join(sorted(WORKLOADS))} or a held-out workload: "
+                          f"{', '.join(sorted(HELD_OUT))}")
+    return found

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from jobsize.sampler.probespec import PROBE_COLUMNS
+from jobsize.sampler.probespec import PROBE_COLUMNS, PROBE_MEASURED
 
 from jobsize.benchtrace.summary import type_table
 from jobsize.bundled import REFERENCE_TRACE, datasets_dir
@@ -45,7 +45,10 @@ def test_counts_of_the_reference_trace(trace):
 def test_probe_columns_are_consistent(trace):
     uber = trace["uberized"].to_numpy(dtype=bool)
     probed = trace[~uber]
-    assert probed[list(PROBE_COLUMNS)].notna().all().all()
+    assert probed[list(PROBE_MEASURED)].notna().all().all()
+    two_maps = probed["probe_map_tasks"] == 2
+    split = probed.loc[two_maps, ["probe_map_split", "probe_map_function_fixed_ms"]]
+    assert split.notna().all().all()
     f_p = probed["probe_fraction"].to_numpy(dtype=float)
     assert ((f_p > 0) & (f_p <= 1)).all()
     # Algorithm 1: f_p near 1 / max(N_m, N_r)
@@ -58,12 +61,14 @@ def test_probe_columns_are_consistent(trace):
 
 
 def test_uber_jobs_are_those_hadoops_rule_picks(trace, settings):
-    # the job's own block (split) size bounds an uber job's input
+    # bench traces run on a cluster that enables uber mode, with the job's own block (split)
+    # size bounding an uber job's input
     default = settings["distribution"]["split_bytes"]
     splits = (trace["split_bytes"].fillna(default) if "split_bytes" in trace
               else pd.Series(default, index=trace.index))
     rule = [uber_eligible(int(r.n_maps), int(r.n_reduces), int(r.map_input_bytes),
-                          {"mapreduce.job.ubertask.maxbytes": int(split)})
+                          {"mapreduce.job.ubertask.enable": "true",
+                           "mapreduce.job.ubertask.maxbytes": int(split)})
             for r, split in zip(trace.itertuples(), splits, strict=True)]
     assert list(trace["uberized"]) == rule
 

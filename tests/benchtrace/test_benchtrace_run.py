@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 from jobsize.collectors.jhist import collect_jhist
-from jobsize.sampler.probespec import PROBE_COLUMNS
+from jobsize.sampler.probespec import PROBE_COLUMNS, PROBE_MEASURED
 
 import jobsize.benchtrace.inputs as inputs_module
 import jobsize.benchtrace.runner as runner_module
@@ -60,7 +60,8 @@ def test_records_come_from_the_jobs_history_with_probe_columns(tmp_path, generat
     assert list(trace["n_reduces"]) == [0, 1, 0, 1]
 
     # the job columns are exactly what the collectors read from the jobs' own .jhist files
-    jobs, tasks = collect_jhist([tmp_path / "bench" / "history" / "jobs"])
+    found = collect_jhist([tmp_path / "bench" / "history" / "jobs"])
+    jobs, tasks = found.jobs, found.tasks
     assert sorted(jobs["job_id"]) == sorted(trace["job_id"])
     history = jobs.set_index("job_id").loc[trace["job_id"]].reset_index()
     for col in JOB_COLUMNS:
@@ -73,7 +74,10 @@ def test_records_come_from_the_jobs_history_with_probe_columns(tmp_path, generat
     assert list(trace["uberized"]) == [True, False, False, False]
     assert trace.loc[0, list(PROBE_COLUMNS)].isna().all()
     probed = trace.iloc[1:]
-    assert probed[list(PROBE_COLUMNS)].notna().all().all()
+    assert probed[list(PROBE_MEASURED)].notna().all().all()
+    two_maps = probed["probe_map_tasks"] == 2
+    split = probed.loc[two_maps, ["probe_map_split", "probe_map_function_fixed_ms"]]
+    assert split.notna().all().all()
     assert ((probed["probe_fraction"] > 0) & (probed["probe_fraction"] <= 1)).all()
     wc = trace.iloc[1]
     scaled = wc["probe_map_output_records"] / wc["probe_fraction"]  # eq 8

@@ -10,6 +10,10 @@ Faults can be queued per path: ``"500"``, ``"timeout"`` (answer after the client
 ``"reset"`` (TCP reset before any answer), ``"truncate"`` (a JSON body cut short with a
 matching Content-Length) and ``"short"`` (a body shorter than its Content-Length). Paths in
 ``broken`` always answer 500.
+
+``add_job`` adds a job under another id, name and times whose configuration and counters carry
+more than the documented ones: a probe job's ``jobsize.probe.*`` properties and the timing
+wrapper's ``jobsize`` counters, for instance.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ class FakeHistoryServer:
     def __init__(self, shared: Path) -> None:
         self.docs = _load(shared)
         self.jobs: dict[str, dict] = {}
+        self.extra_conf: dict[str, dict[str, str]] = {}
+        self.extra_counters: dict[str, dict[str, dict[str, tuple[int, int, int]]]] = {}
         for entry in self.docs["jobs"]["jobs"]["job"]:
             self._add(entry)
         self.faults: dict[str, list[str]] = defaultdict(list)
@@ -82,6 +88,18 @@ class FakeHistoryServer:
             self._add({**base, "id": job_id, "finishTime": base["finishTime"] + k})
             ids.append(job_id)
         return ids
+
+    def add_job(self, job_id: str, *, name: str, submit: int, finish: int,
+                conf: dict[str, str] | None = None,
+                counters: dict[str, dict[str, tuple[int, int, int]]] | None = None) -> None:
+        """A job like the documented one with its own id, name and submit/finish times, whose
+        configuration also has ``conf`` and whose counters also have ``counters``
+        (``{group: {name: (total, map, reduce)}}``, replacing documented ones of that name)."""
+        base = self.jobs[DOC_JOB]["entry"]
+        self._add({**base, "id": job_id, "name": name, "submitTime": submit,
+                   "startTime": submit + 20, "finishTime": finish})
+        self.extra_conf[job_id] = dict(conf or {})
+        self.extra_counters[job_id] = dict(counters or {})
 
     def only(self, ids: list[str]) -> None:
         self.jobs = {k: v for k, v in self.jobs.items() if k in ids}
@@ -129,7 +147,14 @@ class FakeHistoryServer:
             return {"job": job["job"]}
         docs = {"counters": "job-counters", "conf": "job-conf", "tasks": "tasks"}
         if task is None:
-            return _replace_ids(self.docs[docs[what]], DOC_JOB, job_id)
+            doc = _replace_ids(self.docs[docs[what]], DOC_JOB, job_id)
+            if what == "conf":
+                doc["conf"]["property"] += [
+                    {"name": k, "value": v, "source": ["job.xml"]}
+                    for k, v in self.extra_conf.get(job_id, {}).items()]
+            elif what == "counters":
+                _add_counters(doc["jobCounters"], self.extra_counters.get(job_id, {}))
+            return doc
         if task.endswith("_m_0"):
             return _replace_ids(self.docs["task-attempts"], DOC_JOB, job_id)
         if task.endswith("_r_0"):
@@ -149,6 +174,29 @@ class FakeHistoryServer:
         if "limit" in args:
             entries = entries[: int(args["limit"])]
         return {"jobs": {"job": entries}}
+
+
+def _add_counters(doc: dict, extra: dict[str, dict[str, tuple[int, int, int]]]) -> None:
+    groups = {g["counterGroupName"]: g for g in doc["counterGroup"]}
+    for group, counters in extra.items():
+        if group not in groups:
+            groups[group] = {"counterGroupName": group, "counter": []}
+            doc["counterGroup"].append(groups[group])
+        kept = [c for c in groups[group]["counter"] if c["name"] not in counters]
+        groups[group]["counter"] = kept + [
+            {"name": name, "totalCounterValue": total, "mapCounterValue": on_map,
+             "reduceCounterValue": on_reduce}
+            for name, (total, on_map, on_reduce) in counters.items()]
+
+
+def answering_on(server, shared: Path) -> FakeHistoryServer:
+    """A fresh fake answering every history request on ``server`` (pytest-httpserver), its
+    address in ``.url``."""
+    server.clear()
+    fake = FakeHistoryServer(shared)
+    server.expect_request(re.compile(r"^/ws/v1/history/.*")).respond_with_handler(fake)
+    fake.url = server.url_for("/")
+    return fake
 
 
 def _reset(request: Request) -> None:

@@ -307,7 +307,8 @@ def test_missing_file(tmp_path):
 
 def test_collect_jhist_reads_a_directory(jhist_dir):
     calls = []
-    jobs, tasks = collect_jhist([jhist_dir], advance=lambda n=1: calls.append(n))
+    found = collect_jhist([jhist_dir], advance=lambda n=1: calls.append(n))
+    jobs, tasks = found.jobs, found.tasks
     assert len(jobs) == 5 and len(calls) == 5
     assert set(jobs["state"]) == {"SUCCEEDED", "FAILED"}
     assert str(jobs["n_maps"].dtype) == "Int64"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from collect_fuzz import damaged_json, fuzz_pair, only_jobsize_errors
+from conftest import require_shared
 from hypothesis import strategies as st
-from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, FakeHistoryServer
+from jhs_fake import DOC_JOB, REDUCE_ATTEMPT, answering_on
 from jobsize.collectors.jhs import HistoryServer, JobFilter, collect_jhs
 from jobsize.collectors.rest import HttpOptions, RestClient
 from pytest_httpserver import HTTPServer
@@ -31,11 +31,7 @@ def server():
 
 @pytest.fixture
 def jhs(server, shared):
-    server.clear()
-    fake = FakeHistoryServer(shared)
-    server.expect_request(re.compile(r"^/ws/v1/history/.*")).respond_with_handler(fake)
-    fake.url = server.url_for("/")
-    return fake
+    return answering_on(server, shared)
 
 
 def _jobs(path):
@@ -262,6 +258,8 @@ def _damaged_documents(draw):
 
 
 def _parse_documents(docs) -> None:
+    if not docs:  # the documents are the shared JobHistory Server examples
+        require_shared()
     server = HistoryServer.__new__(HistoryServer)
     server.client = _Documents(docs)
     for mode in (True, False):

@@ -45,8 +45,10 @@ def test_run_errors_are_one_line_and_exit_2(programs, three_lines, tmp_path, cap
             shlex.join(programs["fail_always_map"]), "--maps", "1", "--reduces", "0",
             "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out")]
     assert main(args) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("jobsize: error: job_") and "boom" in err and "\n" not in err
+    # (a loaded machine adds a warning line first; the error itself is one line)
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if not line.startswith("jobsize: warning:")]
+    assert len(err) == 1 and err[0].startswith("jobsize: error: job_") and "boom" in err[0]
     assert list((tmp_path / "h").glob("*.jhist"))  # the failed job's history is kept
     assert main(["run", "--input", str(tmp_path / "nope"), "--mapper", "cat", "--maps", "1",
                  "--history", str(tmp_path / "h"), "-o", str(tmp_path / "o2")]) == 2
@@ -65,12 +67,20 @@ def test_probe_prints_the_probe_record(programs, three_lines, capsys):
     assert record["uberized"] is False
     assert 0.1 < record["probe_fraction"] <= 0.5
     assert record["probe_reduce_input_records"] == record["probe_map_output_records"] > 0
-    # a job Hadoop would run in uber mode is not probed unless forced
+    # the job as predict takes it: its shape and configuration beside the probe record
+    assert (record["n_maps"], record["n_reduces"]) == (4, 2)
+    assert record["map_input_bytes"] == three_lines.stat().st_size
+    assert record["conf"]["dfs.blocksize"] == str(64 << 20)
+    # Hadoop's default is no uber mode: a small job is probed unless its conf enables it
+    uber_on = ("-D", "mapreduce.job.ubertask.enable=true")
     assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1")) == 0
+    assert json.loads(capsys.readouterr().out)["uberized"] is False
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1",
+                            *uber_on)) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["uberized"] is True and record["probe_fraction"] is None
     assert "uber" in record["reason"]
-    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1",
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1", *uber_on,
                             "--force", "--seed", "2")) == 0
     assert json.loads(capsys.readouterr().out)["probe_map_output_records"] > 0
 
@@ -93,3 +103,29 @@ def test_probe_rejects_reduces_without_a_reducer(programs, three_lines, capsys):
     assert main(["probe", "--input", str(three_lines), "--mapper", "cat", "--maps", "2",
                  "--reduces", "1"]) == 2
     assert "no reducer" in capsys.readouterr().err
+
+
+def test_the_probes_output_is_the_job_predict_takes_as_is(programs, three_lines, tmp_path,
+                                                          capsys, monkeypatch):
+    """probe → predict: the CLI pipe and the Python call accept the same document."""
+    import io
+
+    from jobsize.models.synthetic import linear_trace
+
+    import jobsize
+    from jobsize.schema import write_trace
+
+    trace = tmp_path / "t.parquet"
+    write_trace(linear_trace(300, seed=4), trace)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(trace), "--cv", "0", "--calibrate", "none", "-o", str(model)]) == 0
+    capsys.readouterr()
+    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "2",
+                            "--seed", "5", "--name", "wc-daily")) == 0
+    document = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO(document))
+    assert main(["predict", "--model", str(model), "--job", "-"]) == 0
+    from_cli = json.loads(capsys.readouterr().out)
+    from_python = jobsize.predict(str(model), json.loads(document)).to_dict()
+    assert from_cli == json.loads(json.dumps(from_python))
+    assert from_cli["SE_m_s"] > 0 and not from_cli["uber"]

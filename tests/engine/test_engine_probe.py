@@ -55,12 +55,21 @@ def test_probe_features_scale_to_the_full_job(engine, programs, text, tmp_path):
     assert probe["probe_input_bytes"] == pytest.approx(f_p * size, rel=1e-9)
     assert probe["probe_map_function_ms"] > 0 and probe["probe_reduce_function_ms"] > 0
     assert probe["probe_wall_ms"] >= probe["probe_map_function_ms"]
-    # the probe is an uber job of one map and one reduce, with its own history
+    # the split probe: an uber job of two maps and two reduces over uneven parts and one empty
+    # map and reduce (start-up), with its own history
     (history,) = (tmp_path / "history").glob("*.jhist")
     record = read_jhist(history).record
-    assert (record["n_maps"], record["n_reduces"], record["uberized"]) == (1, 1, True)
+    assert (record["n_maps"], record["n_reduces"], record["uberized"]) == (3, 3, True)
+    assert (probe["probe_map_tasks"], probe["probe_reduce_tasks"]) == (2, 3)  # + empty reduce
+    assert probe["probe_map_processes"] == 3  # two maps and the empty one
+    assert 0.25 < probe["probe_map_split"] < 0.42 and 0.2 < probe["probe_reduce_split"] < 0.45
+    # word count: every word is output (β = 1), the distinct words grow more slowly
+    assert probe["probe_map_output_exponent"] == pytest.approx(1.0, abs=0.05)
+    assert 0 < probe["probe_key_exponent"] < 0.95
+    # the start-up part: within [0, the smaller map's time] (two noisy points may put it at 0)
+    assert 0 <= probe["probe_map_function_fixed_ms"] < probe["probe_map_function_ms"] / 2
     assert record["queue"] == "probing"
-    assert record["map_output_records"] == probe["probe_map_output_records"]
+    assert record["map_output_records"] == probe["probe_map_output_records"]  # empty adds 0
 
 
 def test_map_only_probe_reports_no_reduce(engine, programs, text):
@@ -93,6 +102,7 @@ def test_probe_tells_the_mapper_the_original_file(engine, programs, tmp_path):
                      reducer=programs["wc_reduce"], inputs=(str(left), str(right)),
                      n_maps=4, n_reduces=1, split_bytes=left.stat().st_size // 2 + 1, seed=3)
     probe = run_probe(spec, engine=engine)
-    # one mapper process per original file, each told that file's name
-    assert sorted(Path(p).name for p in log.read_text().split()) == ["left.txt", "right.txt"]
+    # one mapper process per original file in each probe map, each told that file's name
+    told = [Path(p).name for p in log.read_text().split()]
+    assert set(told) == {"left.txt", "right.txt"} and len(told) <= 4
     assert probe["probe_reduce_input_records"] == probe["probe_map_output_records"] > 0

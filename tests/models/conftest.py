@@ -19,4 +19,4 @@ def trace() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def model(trace: pd.DataFrame) -> SizeModel:
-    return SizeModel.fit(trace, "probe", "gls")
+    return SizeModel.fit(trace, "probe", "gls", form="paper")

@@ -55,7 +55,7 @@ def test_fit_warns_when_terms_are_nearly_collinear(tmp_path, capsys):
 def test_coefficient_table_has_a_vif_per_kept_term(method):
     from jobsize.models.size_model import SizeModel
 
-    model = SizeModel.fit(linear_trace(200, seed=5), "probe", method)
+    model = SizeModel.fit(linear_trace(200, seed=5), "probe", method, form="paper")
     table = model.se_m.coefficient_table()
     assert np.isnan(table["vif"].iloc[0])
     assert (table["vif"].iloc[1:] >= 1 - 1e-9).all()

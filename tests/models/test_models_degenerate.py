@@ -50,7 +50,7 @@ def test_degenerate_histories_fit_or_fail_cleanly(history, features, method):
         # design) or arithmetic on degenerate values
         warnings.simplefilter("error")
         try:
-            model = SizeModel.fit(history, features, method)
+            model = SizeModel.fit(history, features, method, form="paper")
         except JobsizeError:
             return
         pred = model.predict_frame(history, errors="nan")

@@ -8,7 +8,6 @@ from jobsize.models.design import (
     input_columns,
     terms,
     training_columns,
-    variables,
     xlogx,
 )
 from jobsize.models.job import job_values
@@ -25,23 +24,18 @@ def test_terms_are_eq6_and_the_rebuilt_eq7():
 
 @pytest.mark.parametrize("phase", ["SE_m", "SE_r"])
 @pytest.mark.parametrize("features", ["probe", "actual"])
-def test_variables_read_exactly_the_schema_model_inputs(phase, features):
-    vs = variables(phase, features)
-    expected = [c for c in MODEL_INPUTS[(phase, features)] if c != "probe_fraction"]
-    assert [v.column for v in vs] == expected
-    assert input_columns(phase, features) == MODEL_INPUTS[(phase, features)]
-    # eq 8 scales the probe counters and nothing that comes from the job itself
-    assert {v.symbol for v in vs if v.scaled} == (
-        set() if features == "actual" else
-        ({"MFE", "MO", "MOR"} if phase == "SE_m" else {"MO", "RFE", "RO", "RIR"}))
-    assert "map_time_ms" in training_columns("SE_r", features)
+def test_the_paper_form_reads_exactly_the_schema_model_inputs(phase, features):
+    assert input_columns(phase, features, "paper") == MODEL_INPUTS[(phase, features)]
+    assert "map_time_ms" in training_columns("SE_r", features, "paper")
 
 
-def test_unknown_phase_or_feature_set_is_a_config_error():
+def test_unknown_phase_feature_set_or_form_is_a_config_error():
     with pytest.raises(ConfigError, match="feature set 'counters'"):
-        variables("SE_m", "counters")
+        input_columns("SE_m", "counters")
     with pytest.raises(ConfigError, match="unknown model 'SE_x'"):
         terms("SE_x")
+    with pytest.raises(ConfigError, match="form 'exact'"):
+        terms("SE_m", "exact")
 
 
 def _job(**over):

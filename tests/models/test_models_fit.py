@@ -21,7 +21,7 @@ def _design(trace, phase="SE_m"):
 
 def test_known_coefficients_are_recovered():
     trace = linear_trace(20_000, seed=1, noise_cv=0.1)
-    m = SizeModel.fit(trace, "actual", "gls")
+    m = SizeModel.fit(trace, "actual", "gls", form="paper")
     for phase_model, truth in ((m.se_m, TRUE_ALPHA), (m.se_r, TRUE_BETA)):
         table = phase_model.coefficient_table()
         z = (table["coef"] - truth) / table["std_err"]
@@ -40,7 +40,7 @@ def test_gls_coefficient_error_is_lower_than_ols_under_heteroscedastic_noise():
         trace = linear_trace(500, seed=100 + seed, noise_cv=0.15, map_only=0.0)
         scale = column_scale(_design(trace))
         for method in errors:
-            coef = SizeModel.fit(trace, "actual", method).se_m.coef
+            coef = SizeModel.fit(trace, "actual", method, form="paper").se_m.coef
             errors[method].append(np.linalg.norm(scale * (coef - TRUE_ALPHA))
                                   / np.linalg.norm(scale * TRUE_ALPHA))
     ols, gls = np.mean(errors["ols"]), np.mean(errors["gls"])
@@ -48,7 +48,7 @@ def test_gls_coefficient_error_is_lower_than_ols_under_heteroscedastic_noise():
 
 
 def test_methods_differ_in_their_variance_model(trace):
-    powers = {m: SizeModel.fit(trace, "probe", m).se_m.variance.power
+    powers = {m: SizeModel.fit(trace, "probe", m, form="paper").se_m.variance.power
               for m in ("ols", "wls", "gls")}
     assert powers["ols"] == 0.0
     assert powers["wls"] == 2.0
@@ -58,8 +58,8 @@ def test_methods_differ_in_their_variance_model(trace):
 
 def test_probe_features_predict_nearly_as_well_as_actual(trace):
     from jobsize.models.evaluation import Scores, in_sample_pairs
-    probe = Scores.of(in_sample_pairs(SizeModel.fit(trace, "probe"), trace))
-    actual = Scores.of(in_sample_pairs(SizeModel.fit(trace, "actual"), trace))
+    probe = Scores.of(in_sample_pairs(SizeModel.fit(trace, "probe", form="paper"), trace))
+    actual = Scores.of(in_sample_pairs(SizeModel.fit(trace, "actual", form="paper"), trace))
     assert probe.r2["S"] > 0.95 and abs(probe.r2["S"] - actual.r2["S"]) < 0.01
 
 
@@ -84,7 +84,7 @@ def test_fewer_jobs_than_coefficients_is_a_clear_error(trace):
     few = trace[~trace["uberized"]].iloc[:7]
     with pytest.raises(ModelError, match=r"SE_m \(eq 6\): 7 usable jobs, but the model has 7 "
                                          r"coefficients; at least 8 jobs are needed"):
-        SizeModel.fit(few)
+        SizeModel.fit(few, form="paper")
 
 
 def test_too_few_reduce_jobs_is_an_error_but_none_means_no_eq7(trace):
@@ -92,13 +92,13 @@ def test_too_few_reduce_jobs_is_an_error_but_none_means_no_eq7(trace):
     few_reduces = pd.concat([normal[normal["n_reduces"] == 0].iloc[:30],
                              normal[normal["n_reduces"] > 0].iloc[:5]])
     with pytest.raises(ModelError, match=r"SE_r \(eq 7\): 5 usable jobs"):
-        SizeModel.fit(few_reduces)
-    assert SizeModel.fit(few_reduces, partial=True).se_r is None
+        SizeModel.fit(few_reduces, form="paper")
+    assert SizeModel.fit(few_reduces, partial=True, form="paper").se_r is None
 
 
 def test_map_only_history_fits_eq6_and_predicts_map_only_jobs(trace):
     map_only = trace[(trace["n_reduces"] == 0) & ~trace["uberized"]]
-    m = SizeModel.fit(map_only)
+    m = SizeModel.fit(map_only, form="paper")
     assert m.se_r is None and "no eq 7" in m.training["note"]
     p = m.predict_one(job_values(as_job(map_only.iloc[0])))
     assert p.SE_r == 0.0 and p.SE_r_interval == (0.0, 0.0) and p.SE_m > 0
@@ -108,11 +108,11 @@ def test_map_only_history_fits_eq6_and_predicts_map_only_jobs(trace):
 
 
 def test_map_only_jobs_stay_out_of_eq7(trace):
-    base = SizeModel.fit(trace)
+    base = SizeModel.fit(trace, form="paper")
     spoiled = trace.copy()
     map_only = spoiled["n_reduces"] == 0
     spoiled.loc[map_only, "reduce_time_ms"] = 10**9  # would wreck eq 7 if it entered the fit
-    m = SizeModel.fit(spoiled)
+    m = SizeModel.fit(spoiled, form="paper")
     assert m.se_r.stats.n == base.se_r.stats.n == int(
         ((trace["n_reduces"] > 0) & ~trace["uberized"]).sum())
     np.testing.assert_allclose(m.se_r.coef, base.se_r.coef, rtol=1e-10)
@@ -123,8 +123,9 @@ def test_failed_jobs_do_not_train(trace):
     rows = spoiled.index[:50]
     spoiled.loc[rows, "state"] = "FAILED"
     spoiled.loc[rows, "map_time_ms"] = 10**9
-    clean = SizeModel.fit(trace.drop(index=rows))
-    np.testing.assert_allclose(SizeModel.fit(spoiled).se_m.coef, clean.se_m.coef, rtol=1e-10)
+    clean = SizeModel.fit(trace.drop(index=rows), form="paper")
+    np.testing.assert_allclose(SizeModel.fit(spoiled, form="paper").se_m.coef, clean.se_m.coef,
+                               rtol=1e-10)
 
 
 def test_empty_map_output_mor_zero_fits_and_predicts(trace):
@@ -133,7 +134,7 @@ def test_empty_map_output_mor_zero_fits_and_predicts(trace):
     for col in ("map_output_records", "probe_map_output_records", "map_output_bytes",
                 "probe_map_output_bytes"):
         t.loc[rows, col] = 0
-    m = SizeModel.fit(t)
+    m = SizeModel.fit(t, form="paper")
     pred = m.predict_frame(t)
     assert np.isfinite(pred["SE_m_s"]).all() and np.isfinite(pred["S_mb_s"]).all()
 
@@ -143,7 +144,7 @@ def test_collinear_column_is_dropped_and_reported(trace):
     t["n_reduces"] = np.where(t["n_reduces"] > 0, 1, 0)  # N_r aliased with the intercept
     t["probe_map_output_bytes"] = t["probe_map_output_records"] * 80  # MO = 80·MOR
     t["probe_reduce_input_records"] = t["probe_map_output_records"]
-    m = SizeModel.fit(t)
+    m = SizeModel.fit(t, form="paper")
     table_m = m.se_m.coefficient_table().set_index("term")
     assert table_m.loc["MOR", "aliased"] and table_m.loc["MOR", "coef"] == 0
     assert not table_m.loc["MO", "aliased"]
@@ -158,22 +159,22 @@ def test_collinear_column_is_dropped_and_reported(trace):
 def test_never_probed_jobs_are_skipped_and_named_when_none_remain(trace):
     t = trace.copy()
     t.loc[t.index[:100], "probe_fraction"] = pd.NA
-    m = SizeModel.fit(t)
+    m = SizeModel.fit(t, form="paper")
     assert m.training["skipped"] == int((~t["uberized"].iloc[:100]).sum())
     t["probe_map_function_ms"] = pd.NA
     with pytest.raises(ModelError, match="column 'probe_map_function_ms' is null in"):
-        SizeModel.fit(t)
+        SizeModel.fit(t, form="paper")
 
 
 def test_bad_values_name_the_column_and_the_job(trace):
     t = trace.copy()
     t.loc[5, "map_input_bytes"] = -1
     with pytest.raises(SchemaError, match=r"column 'map_input_bytes': row 5 \(job job_\d+_0006\)"):
-        SizeModel.fit(t)
+        SizeModel.fit(t, form="paper")
     t = trace.copy()
     t.loc[3, "probe_fraction"] = 1.5
     with pytest.raises(SchemaError, match=r"'probe_fraction'.*1.5 is not in \(0, 1\]"):
-        SizeModel.fit(t)
+        SizeModel.fit(t, form="paper")
 
 
 def test_a_job_missing_a_model_input_is_named(model, trace):
@@ -188,16 +189,22 @@ def test_a_job_missing_a_model_input_is_named(model, trace):
     assert model.predict_frame(frame, errors="nan")["SE_m_s"].isna().sum() == 1
 
 
-def test_uber_jobs_are_sized_from_historical_mean_task_time(model, trace):
+def test_uber_jobs_without_an_input_size_get_the_historical_mean_task_time(model, trace):
     uber = trace[trace["uberized"]]
     per_task = (uber["map_time_ms"] / uber["n_maps"] / 1000).mean()
     p = model.predict_one({"n_maps": 4.0, "n_reduces": 0.0, "uberized": 1.0,
                            "am_memory_mb": 2048.0, "am_vcores": 1.0})
     assert p.uber and p.SE_m == pytest.approx(4 * per_task, rel=1e-12)
     assert p.APB.memory == pytest.approx(2048.0) and p.minE == pytest.approx(p.SE_m)
-    # unrecorded uber flag: Hadoop's rule decides (3 maps, 1 reduce, 1 MB input → uber)
-    rule = model.predict_one({"n_maps": 3.0, "n_reduces": 1.0, "map_input_bytes": 1e6})
-    assert rule.uber
-    off = {"n_maps": 3.0, "n_reduces": 1.0, "map_input_bytes": 1e6}
-    with pytest.raises(InputError):  # not uber → needs probe columns it lacks
-        model.predict_one(off, {"mapreduce.job.ubertask.enable": "false"})
+    assert any("mean task time" in note for note in p.notes)
+
+
+def test_the_uber_decision_is_the_jobs_configuration_with_hadoops_defaults(model):
+    small = {"n_maps": 3.0, "n_reduces": 1.0, "map_input_bytes": 1e6}
+    # uber mode is off by default in Hadoop: not uber → needs the probe columns it lacks
+    with pytest.raises(InputError, match="probe_fraction"):
+        model.predict_one(small, {})
+    assert model.predict_one(small, {"mapreduce.job.ubertask.enable": "true"}).uber
+    with pytest.raises(InputError):  # a limit the job exceeds
+        model.predict_one(small, {"mapreduce.job.ubertask.enable": "true",
+                                  "mapreduce.job.ubertask.maxbytes": "1000"})

@@ -26,7 +26,7 @@ def test_a_saved_model_reloads_to_identical_predictions(model, trace, tmp_path):
 
 
 def test_a_reloaded_model_continues_online_exactly(trace, tmp_path):
-    original = SizeModel.fit(trace.iloc[:400])
+    original = SizeModel.fit(trace.iloc[:400], form="paper")
     for _, row in trace.iloc[400:600].iterrows():
         original.observe(job_values(as_job(row)))
     back = load_model(save_model(original, tmp_path / "m.json"))
@@ -99,7 +99,7 @@ def test_a_wrong_field_is_named_by_its_json_path(model, tmp_path):
 def test_a_failed_save_leaves_the_previous_file_intact(model, trace, tmp_path, monkeypatch):
     path = save_model(model, tmp_path / "m.json")
     before = path.read_bytes()
-    other = SizeModel.fit(trace, "actual", "ols")
+    other = SizeModel.fit(trace, "actual", "ols", form="paper")
 
     def broken_fsync(fd):
         raise OSError("disk full")

@@ -12,6 +12,8 @@ from jobsize.models.size_model import SizeModel
 from jobsize.models.synthetic import linear_trace
 from models_helpers import as_job
 
+from jobsize.errors import InputError
+
 
 def _batch_reference(phase_model, trace, phase):
     """statsmodels GLS on every usable job with the online model's (frozen) variance model."""
@@ -31,7 +33,7 @@ def _batch_reference(phase_model, trace, phase):
 @pytest.mark.parametrize("method", ["gls", "ols"])
 def test_online_updates_equal_a_batch_refit(method):
     trace = linear_trace(3000, seed=5, uber=0.05)
-    model = SizeModel.fit(trace.iloc[:300], "probe", method)
+    model = SizeModel.fit(trace.iloc[:300], "probe", method, form="paper")
     for _, row in trace.iloc[300:].iterrows():
         model.observe(job_values(as_job(row)))
     for phase, pm in (("SE_m", model.se_m), ("SE_r", model.se_r)):
@@ -42,14 +44,14 @@ def test_online_updates_equal_a_batch_refit(method):
         assert pm.s2 == pytest.approx(fit.scale, rel=1e-9)
         assert pm.solution.dof == fit.df_resid
     # and the variance model is the one the first 300 jobs gave
-    first = SizeModel.fit(trace.iloc[:300], "probe", method).se_m.variance
+    first = SizeModel.fit(trace.iloc[:300], "probe", method, form="paper").se_m.variance
     assert (model.se_m.variance.power, model.se_m.variance.centre) == (first.power, first.centre)
     assert np.array_equal(model.se_m.variance.mean_coef, first.mean_coef)
 
 
 def test_online_model_predicts_like_the_batch_model_with_its_variance_model():
     trace = linear_trace(1500, seed=8)
-    online = SizeModel.fit(trace.iloc[:500], "probe", "gls")
+    online = SizeModel.fit(trace.iloc[:500], "probe", "gls", form="paper")
     for _, row in trace.iloc[500:].iterrows():
         online.observe(job_values(as_job(row)))
     coef, _, _, _ = _batch_reference(online.se_m, trace, "SE_m")
@@ -61,7 +63,7 @@ def test_online_model_predicts_like_the_batch_model_with_its_variance_model():
 
 
 def test_observe_feeds_only_the_parts_a_job_belongs_to(trace):
-    model = SizeModel.fit(trace.iloc[:600])
+    model = SizeModel.fit(trace.iloc[:600], form="paper")
     n_m, n_r = model.se_m.stats.n, model.se_r.stats.n
     uber = job_values(as_job(trace[trace["uberized"]].iloc[0]))
     assert model.observe(uber) == ("uber",)
@@ -72,12 +74,16 @@ def test_observe_feeds_only_the_parts_a_job_belongs_to(trace):
     assert model.observe(reduces) == ("uber", "SE_m", "SE_r")
     assert model.observe(reduces, state="FAILED") == ()
     unprobed = {k: v for k, v in reduces.items() if k != "probe_fraction"}
-    assert model.observe(unprobed) == ("uber",)
+    with pytest.raises(InputError, match="missing 'probe_fraction'"):
+        model.observe(unprobed)  # a job it cannot learn from is refused, not dropped silently
+    untimed = {k: v for k, v in reduces.items() if k != "reduce_time_ms"}
+    with pytest.raises(InputError, match="missing 'reduce_time_ms'"):
+        model.observe(untimed)
     assert (model.se_m.stats.n, model.se_r.stats.n) == (n_m + 2, n_r + 1)
 
 
 def test_online_state_does_not_grow_with_the_jobs_seen(trace):
-    model = SizeModel.fit(trace.iloc[:300])
+    model = SizeModel.fit(trace.iloc[:300], form="paper")
     before = len(json.dumps(model_to_json(model)))
     for _, row in trace.iloc[300:].iterrows():
         model.observe(job_values(as_job(row)))

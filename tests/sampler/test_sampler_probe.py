@@ -87,23 +87,34 @@ def test_spec_draws_its_sample_from_its_inputs(tmp_path: Path) -> None:
 # uber jobs are not probed
 
 
+ON = {"mapreduce.job.ubertask.enable": "true"}
+
+
 def test_uber_job_is_not_probed_and_the_record_says_so() -> None:
-    plan = plan_probe(3, 1, 20 * MB)
+    plan = plan_probe(3, 1, 20 * MB, ON)
     assert not plan.probe and plan.uberized
-    assert "uber job" in plan.reason and "historical" in plan.reason
+    assert "uber job" in plan.reason and "history of uber jobs" in plan.reason
     rec = plan.record()
     assert rec["uberized"] is True
     assert all(rec[c] is None for c in PROBE_COLUMNS)
-    frame = records([{"job_id": "job_1_0001", **rec}])  # the schema accepts it as a row
+    frame = records([{"job_id": "j", **rec}])  # the schema accepts it as a row
     assert bool(frame.loc[0, "uberized"]) and frame["probe_fraction"].isna().all()
 
 
+def test_hadoops_default_is_no_uber_mode_so_small_jobs_are_probed() -> None:
+    plan = plan_probe(3, 1, 20 * MB)
+    assert plan.probe and "uber mode is disabled" in plan.reason
+
+
 @pytest.mark.parametrize(("maps", "reduces", "size", "conf", "why"), [
-    (10, 1, MB, {}, "10 maps > mapreduce.job.ubertask.maxmaps (9)"),
-    (2, 2, MB, {}, "2 reduces > 1"),
-    (2, 1, 65 * MB, {}, "input bytes > mapreduce.job.ubertask.maxbytes (67108864)"),
+    (10, 1, MB, ON, "10 maps vs mapreduce.job.ubertask.maxmaps = 9"),
+    (2, 2, MB, ON, "2 reduces vs mapreduce.job.ubertask.maxreduces = 1"),
+    (2, 1, 129 * MB, ON, "input bytes vs mapreduce.job.ubertask.maxbytes = 134217728"),
+    (2, 1, 65 * MB, {**ON, "dfs.blocksize": "64m"},
+     "input bytes vs mapreduce.job.ubertask.maxbytes = 67108864"),
     (2, 1, MB, {"mapreduce.job.ubertask.enable": "false"}, "uber mode is disabled"),
-    (2, 1, 3 * MB, {"mapreduce.job.ubertask.maxbytes": str(2 * MB)}, "input bytes >"),
+    (2, 1, 3 * MB, {**ON, "mapreduce.job.ubertask.maxbytes": str(2 * MB)}, "input bytes vs"),
+    (2, 1, MB, {**ON, "mapreduce.map.memory.mb": "2048"}, "task memory vs the AM's"),
 ])
 def test_other_jobs_are_probed_with_the_reason(maps: int, reduces: int, size: int, conf: dict,
                                                why: str) -> None:
@@ -112,13 +123,13 @@ def test_other_jobs_are_probed_with_the_reason(maps: int, reduces: int, size: in
     assert plan.record() == {"uberized": False}
 
 
-def test_map_only_small_job_is_uber() -> None:
-    assert not plan_probe(1, 0, 100).probe
+def test_map_only_small_job_is_uber_where_uber_mode_is_on() -> None:
+    assert not plan_probe(1, 0, 100, ON).probe
 
 
 def test_bad_uber_limit_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="maxmaps must be an integer"):
-        plan_probe(1, 0, 100, {"mapreduce.job.ubertask.maxmaps": "many"})
+        plan_probe(1, 0, 100, {**ON, "mapreduce.job.ubertask.maxmaps": "many"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,6 +154,12 @@ def test_probe_record_reads_the_counters() -> None:
         "probe_reduce_function_ms": 45.0, "probe_map_output_bytes": 9000,
         "probe_map_output_records": 800, "probe_reduce_input_records": 800,
         "probe_reduce_output_bytes": 700, "probe_wall_ms": 2500.5,
+        # a probe of one map and one reduce (no task counters): no split columns
+        **{c: None for c in PROBE_COLUMNS if c.endswith(("_tasks", "_split", "_fixed_ms",
+                                                         "_exponent"))},
+        "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
+        "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None, "probe_map_processes": None,
+        "probe_reduce_input_groups": 50,
     }
     frame = records([{"job_id": "j", **rec}])  # every column has the schema's type
     schema = {c.name: c.dtype for c in JOB_COLUMNS}

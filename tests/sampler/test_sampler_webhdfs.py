@@ -325,7 +325,7 @@ def test_probe_cli_authenticates_to_webhdfs(hdfs: FakeHdfs, httpserver: HTTPServ
     monkeypatch.setattr(jobsize.collectors.rest, "spnego_auth", _Negotiate)
     argv = ["probe", "--input", f"webhdfs://{_nn(httpserver)}/data/a.txt", "--mapper", "cat",
             "--reducer", "cat", "--maps", "4", "--reduces", "1", "--seed", "1",
-            "--user", "alice", "--kerberos"]
+            "--user", "alice", "--kerberos", "-D", "mapreduce.job.ubertask.enable=true"]
     if hadoop:
         argv += ["--hadoop", "--sample-dir", str(tmp_path / "sample")]
     assert main(argv) == 0

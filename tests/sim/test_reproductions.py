@@ -95,7 +95,8 @@ def test_cli_reproduce_rasooli(tmp_path, capsys) -> None:
     text = (tmp_path / "report.md").read_text()
     assert "Beside the paper" in text and "BM3,3" in text
     assert (tmp_path / "summary.csv").exists()
-    assert "jobsize simulate --reproduce rasooli --replications 1" in text
+    assert "jobsize simulate --reproduce rasooli --workload FB-2009 --replications 1" in text
+    assert "FB-2009 first 200" in text  # the bundled SWIM day, the default workload
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The fluid model: DESIGN.md §6 test vector and work conservation."""
+"""The fluid model: a worked case of four jobs under every policy, and work conservation."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.metrics import Segmentation, alone_times, ecdf, rcp
 from jobsize.sim.sweep import SweepConfig, n_runs, run_sweep
-from jobsize.sim.synthetic import SyntheticFB2009
+from jobsize.sim.synthetic_workload import SyntheticFB2009
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 

@@ -13,7 +13,7 @@ from jobsize.sim.costmodel import CostModel, MiB, from_bytes, read_swim_workload
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.load import guess_format, load_workload
 from jobsize.sim.schedulers import Fair
-from jobsize.sim.synthetic import FB2009_BINS, SyntheticFB2009
+from jobsize.sim.synthetic_workload import FB2009_BINS, SyntheticFB2009
 from jobsize.sim.traces import read_rumen_workload, read_sls_workload
 
 

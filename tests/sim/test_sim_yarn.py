@@ -23,7 +23,9 @@ from jobsize.sim.schedulers import (
     make_scheduler,
     water_fill,
 )
+from jobsize.sim.schedulers.dress import DRESS
 from jobsize.sim.schedulers.dynamicmr import DynamicMR
+from jobsize.sim.schedulers.ltyarn import LTYARN, LTQueue
 from jobsize.sim.schedulers.mrorder import MROrder
 from jobsize.sim.schedulers.rasooli import RasooliDown
 from jobsize.sim.size_sources import ExactSizes, SizeEstimates, SizeSource
@@ -123,7 +125,8 @@ def scenarios(draw):
     jobs = make_jobs(n, **{c: frame[c].to_numpy() for c in frame.columns})
     w = from_task_lists("random", jobs, maps, reduces, tails)
     policy = draw(st.sampled_from(["fifo", "fair", "drf", "fair+preemption", "capacity",
-                                   "capacity2", "srpt", "fair-queues", *ORDERING]
+                                   "capacity2", "srpt", "fair-queues", "ltyarn", "ltyarn-tree",
+                                   "dress", "dress-lend", *ORDERING]
                                   + (SLOT_ONLY if slots else [])))
     options: dict[str, object] = {}
     if draw(st.booleans()):  # node speed classes, block locality, stragglers
@@ -167,6 +170,12 @@ def _policy(name: str):
                     preemption=True, preemption_interval_s=2.0)
     if name == "fair+preemption":
         return Fair(preemption=True, preemption_interval_s=1.0, preemption_threshold=1.0)
+    if name == "ltyarn-tree":  # two levels, a min share, a discount and rounds
+        return LTYARN([LTQueue("org.a", 2.0, "mlrf", 0.2), LTQueue("org.b", order="fifo"),
+                       LTQueue("root", order="ltmm")],
+                      quantum_s=2.0, round_s=7.0, discount=0.5)
+    if name == "dress-lend":
+        return DRESS(theta=0.3, delta=0.3, lend=True, classify="available")
     return make_scheduler(name)
 
 

@@ -10,7 +10,16 @@ import sys
 import pytest
 
 from jobsize.errors import ConfigError
-from jobsize.workloads import GENERATORS, PROFILES, WORKLOADS, MiB, Workload, workload
+from jobsize.workloads import (
+    GENERATORS,
+    HELD_OUT,
+    HELD_OUT_PROFILES,
+    PROFILES,
+    WORKLOADS,
+    MiB,
+    Workload,
+    workload,
+)
 
 
 def test_at_least_ten_workloads_with_varied_profiles():
@@ -21,9 +30,9 @@ def test_at_least_ten_workloads_with_varied_profiles():
     assert sum(w.map_only for w in WORKLOADS.values()) >= 3
 
 
-@pytest.mark.parametrize("name", sorted(WORKLOADS))
+@pytest.mark.parametrize("name", sorted(WORKLOADS) + sorted(HELD_OUT))
 def test_entry_names_real_streaming_programs(name):
-    w = WORKLOADS[name]
+    w = workload(name)
     assert isinstance(w, Workload) and w.name == name
     with pytest.raises(dataclasses.FrozenInstanceError):
         w.name = "other"  # type: ignore[misc]
@@ -35,8 +44,19 @@ def test_entry_names_real_streaming_programs(name):
         assert importlib.util.find_spec(argv[2]) is not None
     assert w.n_inputs == (2 if name == "join" else 1)
     assert w.input_kind in GENERATORS
-    assert w.description and w.profile in PROFILES
-    assert (w.profile == "map-only") == w.map_only
+    assert w.description
+    if name in WORKLOADS:
+        assert w.profile in PROFILES and (w.profile == "map-only") == w.map_only
+    else:
+        assert w.profile in HELD_OUT_PROFILES
+        assert w.map_only == (w.profile == "map-only expansion")
+
+
+def test_held_out_workloads_are_apart_each_with_its_own_shape():
+    assert len(HELD_OUT) >= 7 and not set(HELD_OUT) & set(WORKLOADS)
+    assert sorted(w.profile for w in HELD_OUT.values()) == sorted(HELD_OUT_PROFILES)
+    assert not set(HELD_OUT_PROFILES) & set(PROFILES)
+    assert workload("neardup") is HELD_OUT["neardup"]
 
 
 def test_typical_reduces_rule():
@@ -51,7 +71,7 @@ def test_typical_reduces_rule():
 
 def test_unknown_workload_names_the_choices():
     assert workload("sort") is WORKLOADS["sort"]
-    with pytest.raises(ConfigError, match=r"unknown workload 'nope'.*wordcount"):
+    with pytest.raises(ConfigError, match=r"unknown workload 'nope'.*wordcount.*chargrams"):
         workload("nope")
 
 
@@ -60,6 +80,7 @@ def test_programs_do_not_import_numpy_or_pandas():
     code = (
         "import runpy, sys; sys.argv = ['x', 'map']; sys.stdin = open('/dev/null');"
         "import jobsize.workloads.wordcount, jobsize.workloads.kmeans, jobsize.workloads.join;"
+        "import jobsize.workloads.agentmix, jobsize.workloads.iplookup;"
         "print(sorted(m for m in ('numpy', 'pandas') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -211,7 +211,8 @@ def _task(kind: str, label: str, seed: int, fn, build) -> list:
 
 def speedups(frame: pd.DataFrame, base: str, metric: str) -> pd.DataFrame:
     """Per workload: mean over seeds of base / order for ``metric``, one column per order."""
-    wide = frame.pivot_table(index=["workload", "seed"], columns="order", values=metric)
+    wide = frame.pivot_table(index=["workload", "seed"], columns="order", values=metric,
+                             sort=False)
     ratio = wide.rdiv(wide[base], axis=0)
     out = ratio.groupby(level="workload", sort=False).mean()
     return out.reset_index()
@@ -253,7 +254,7 @@ def _online_table(on: pd.DataFrame) -> pd.DataFrame:
     if on.empty:
         return pd.DataFrame()
     wide = on.pivot_table(index=["experiment", "workload", "seed"], columns="order",
-                          values=["makespan_s", "total_completion_s"])
+                          values=["makespan_s", "total_completion_s"], sort=False)
     tct, mk = wide["total_completion_s"], wide["makespan_s"]
     out = pd.DataFrame({
         "ati_pitct_pct": 100 * (tct["fifo"] / tct["ati-tct"] - 1),
@@ -274,8 +275,8 @@ def _beside(result: Result, pit: pd.DataFrame) -> str:
     tb = speedups(result.testbed, "unoptimised", "makespan_s").set_index("workload")
     fb_mk = speedups(result.facebook, "unoptimised", "makespan_s").set_index("workload")
     fb_tct = result.facebook.pivot_table(index=["workload", "seed"], columns="order",
-                                         values="total_completion_s")
-    ratio = (fb_tct["mk_jr"] / fb_tct["mk_tct_jr"]).groupby(level="workload").mean()
+                                         values="total_completion_s", sort=False)
+    ratio = (fb_tct["mk_jr"] / fb_tct["mk_tct_jr"]).groupby(level="workload", sort=False).mean()
     rows = [
         ("MK_JR makespan gain, testbed 20 jobs (Fig 3.4)", PAPER["testbed_mk_jr_makespan"],
          _pct(tb.loc["20 jobs", "mk_jr"])),

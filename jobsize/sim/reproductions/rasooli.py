@@ -21,7 +21,9 @@ intervals.
 
 **Schedulers**: FIFO and the Fair Scheduler (pools per user with Table 1's min shares and the
 priorities as weights, delay scheduling) of Hadoop 1.x, and the adaptive scheduler
-(:class:`~jobsize.sim.schedulers.rasooli.RasooliDown`). **Metrics** (§5; the formulas are lost
+(:class:`~jobsize.sim.schedulers.rasooli.RasooliDown`); as ablations, FAIR and the adaptive
+scheduler without the min shares (priorities kept), which isolates the class routing.
+**Metrics** (§5; the formulas are lost
 from the text — the reading of :func:`metrics`): mean completion time, min-share
 dissatisfaction and fairness averaged over time, locality (share of maps node-local).
 """
@@ -81,6 +83,9 @@ PAPER_LOCALITY = {
     "BM3,3": ((79.23, 88.37), (78.02, 86.37), (66.86, 76.73)),
 }
 SCHEDULERS = ("FIFO", "FAIR", "MyALG")
+#: ablations: the same without Table 1's min shares (priorities kept)
+ABLATIONS = ("FAIR no min share", "MyALG no min share")
+NO_MIN_SHARE = {u: (0.0, prio) for u, (_, prio) in EXP1_USERS.items()}
 
 
 def benchmark(workload: str, bm: int, seed: int, n_jobs: int = 100) -> Workload:
@@ -110,7 +115,10 @@ def benchmark(workload: str, bm: int, seed: int, n_jobs: int = 100) -> Workload:
 def schedulers() -> dict[str, Callable[[], object]]:
     return {"FIFO": lambda: HadoopMRv1("fifo", name="fifo"),
             "FAIR": lambda: HadoopMRv1("fair", pools=dict(EXP1_USERS), name="fair"),
-            "MyALG": lambda: RasooliDown(users=dict(EXP1_USERS))}
+            "MyALG": lambda: RasooliDown(users=dict(EXP1_USERS)),
+            "FAIR no min share": lambda: HadoopMRv1("fair", pools=dict(NO_MIN_SHARE),
+                                                    name="fair"),
+            "MyALG no min share": lambda: RasooliDown(users=dict(NO_MIN_SHARE))}
 
 
 def metrics(w: Workload, res, users: dict[str, tuple[float, float]]) -> dict[str, float]:
@@ -196,7 +204,7 @@ class Result:
 
 def _tasks(swim: Workload | None, replications: int, swim_jobs: int) -> list:
     tasks = [delayed(_one)(wl, bm, seed, name) for wl in WORKLOADS for bm in (1, 2, 3)
-             for seed in range(replications) for name in SCHEDULERS]
+             for seed in range(replications) for name in (*SCHEDULERS, *ABLATIONS)]
     if swim is not None:
         tasks += [delayed(_swim)(swim, min(swim_jobs, swim.n_jobs), name) for name in SCHEDULERS]
     return tasks
@@ -261,9 +269,9 @@ def report(result: Result, command: str) -> str:
                           ("dissatisfaction", "Min-share dissatisfaction (Figs 4-6)"),
                           ("fairness", "Fairness (Table 6; lower is fairer)"),
                           ("locality_pct", "Locality, % of maps node-local (Table 7)")):
-        wide = s.pivot(index="benchmark", columns="scheduler", values=metric)[list(SCHEDULERS)]
+        wide = s.pivot(index="benchmark", columns="scheduler", values=metric)
         cis = s.pivot(index="benchmark", columns="scheduler", values=f"{metric}_ci")
-        frame = wide.reset_index()
+        frame = wide[[c for c in (*SCHEDULERS, *ABLATIONS) if c in wide]].reset_index()
         for name in SCHEDULERS:
             frame[f"{name} 95 % CI"] = cis.loc[frame.benchmark, name].to_numpy()
         w(f"## {title}\n\n" + table(frame, digits=4) + "\n")
@@ -278,16 +286,22 @@ def _beside(s: pd.DataFrame) -> str:
     dis = bms.pivot(index="benchmark", columns="scheduler", values="dissatisfaction")
     fair = bms.pivot(index="benchmark", columns="scheduler", values="fairness")
     loc = bms.pivot(index="benchmark", columns="scheduler", values="locality_pct")
-    best_mct = [b for b in mct.index if mct.loc[b].idxmin() == "MyALG"]
-    best_dis = [b for b in dis.index if dis.loc[b].idxmin() == "MyALG"]
-    fair_first = [b for b in fair.index if fair.loc[b].idxmin() == "FAIR"]
+    main = list(SCHEDULERS)
+    best_mct = [b for b in mct.index if mct.loc[b, main].astype(float).idxmin() == "MyALG"]
+    best_dis = [b for b in dis.index if dis.loc[b, main].astype(float).idxmin() == "MyALG"]
+    fair_first = [b for b in fair.index
+                  if fair.loc[b, list(SCHEDULERS)].astype(float).idxmin() == "FAIR"]
+    ablation = [b for b in mct.index if "MyALG no min share" in mct
+                and mct.loc[b, "MyALG no min share"] < mct.loc[b, "FAIR no min share"]]
     lines = ["| measure | paper | this run |", "|---|---|---|",
              f"| MyALG has the lowest mean completion time | all 9 benchmarks | "
              f"{len(best_mct)} of {len(mct)}: {', '.join(best_mct) or 'none'} |",
              f"| MyALG has the lowest dissatisfaction | all 9 benchmarks | "
              f"{len(best_dis)} of {len(dis)}: {', '.join(best_dis) or 'none'} |",
              f"| FAIR is the fairest | all 9 benchmarks (Table 6) | "
-             f"{len(fair_first)} of {len(fair)} |"]
+             f"{len(fair_first)} of {len(fair)} |",
+             f"| without min shares, MyALG's routing beats FAIR's mean completion time "
+             f"(ablation) | – | {len(ablation)} of {len(mct)}: {', '.join(ablation) or 'none'} |"]
     for b in mct.index:
         pf, pl = PAPER_FAIRNESS.get(b), PAPER_LOCALITY.get(b)
         if pf is None:

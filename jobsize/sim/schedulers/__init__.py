@@ -3,9 +3,9 @@
 ``fifo``, ``fair`` (memory), ``drf``, ``fair+preemption`` / ``drf+preemption``, ``capacity``
 (queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``); the modules imported
 at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps``, ``hfsp`` /
-``hfsp+kill``, MROrder's ``mk_jr`` / ``mk_tct_jr`` / ``tct`` / ``mrorder`` / ``mrorder+tct`` /
-``mrorder+fti``, and the slot schedulers of :mod:`~jobsize.sim.schedulers.dynamicmr`
-and :mod:`~jobsize.sim.schedulers.rasooli`.
+``hfsp+kill``, ``ltyarn``, ``dress``, MROrder's ``mk_jr`` / ``mk_tct_jr`` / ``tct`` /
+``mrorder`` / ``mrorder+tct`` / ``mrorder+fti``, ``rasooli``, and the MRv1 slot schedulers of
+:mod:`~jobsize.sim.schedulers.mrv1` and :mod:`~jobsize.sim.schedulers.dynamicmr`.
 """
 
 from __future__ import annotations
@@ -54,19 +54,22 @@ def register_scheduler(name: str, factory: Factory) -> None:
 
 
 def make_scheduler(name: str, *, size_source: SizeSource | None = None,
-                   capacity_queues: str | None = None) -> Policy:
-    """A fresh scheduler by name; options the scheduler does not use are ignored."""
+                   capacity_queues: str | None = None, **options: object) -> Policy:
+    """A fresh scheduler by name; options the scheduler does not use are ignored (``options``:
+    per-scheduler settings, e.g. ``ltyarn={...}``, ``dress={...}``)."""
     factory = SCHEDULERS.get(name.lower())
     if factory is None:
         raise ConfigError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}")
-    return factory(size_source=size_source, capacity_queues=capacity_queues)
+    return factory(size_source=size_source, capacity_queues=capacity_queues, **options)
 
 
-# The size-based schedulers register themselves; they import this module's helpers first.
+# These schedulers register themselves; they import this module's helpers first.
 from jobsize.sim.schedulers import (  # noqa: E402, F401
+    dress,
     dynamicmr,
     fspy,
     hfsp,
+    ltyarn,
     mrorder,
     mrv1,
     rasooli,

@@ -1,16 +1,15 @@
 """Hadoop's Fair scheduler: queues and jobs ordered by usage over weight, min shares first,
 instantaneous fair shares and optional preemption.
 
-A policy is a comparator plus a share computation (DESIGN.md §8). The comparator, used at
-every free container, is the FairSharePolicy's: a queue below its min share comes first
-(lowest usage/min-share), then the lowest usage/weight; inside a queue, jobs by usage/weight.
-Usage is memory (``resource="memory"``) or the dominant share (``resource="drf"``, Dominant
-Resource Fairness). The instantaneous fair share — water-filling of the cluster over queues by
-weight, raised to min shares, capped at demand, then over each queue's jobs — is computed only
-for preemption: every ``preemption_interval_s`` a job below ``preemption_threshold`` × its fair
-share takes back containers from the jobs most above theirs (newest containers first, never an
-AM), which are killed and rerun.
-"""
+A policy is a comparator plus a share computation, as in Hadoop's FairScheduler. The comparator,
+used at every free container, is the FairSharePolicy's: a queue below its min share comes first
+(lowest usage/min-share), then the lowest usage/weight; inside a queue, jobs by usage/weight. Usage
+is memory (``resource="memory"``) or the dominant share (``resource="drf"``, Dominant Resource
+Fairness). The instantaneous fair share — water-filling of the cluster over queues by weight,
+raised to min shares, capped at demand, then over each queue's jobs — is computed only for
+preemption: every ``preemption_interval_s`` a job below ``preemption_threshold`` × its fair share
+takes back containers from the jobs most above theirs (newest containers first, never an AM), which
+are killed and rerun. """
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from jobsize.schema import (
+    COMBINE_FUNCTION_COUNTER,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
     MAP_FUNCTION_COUNTER,
@@ -33,13 +34,21 @@ GROUP_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 _FUNCTION_COLUMNS = {"map_function_ms": ("map", MAP_FUNCTION_COUNTER),
-                     "reduce_function_ms": ("reduce", REDUCE_FUNCTION_COUNTER)}
+                     "reduce_function_ms": ("reduce", REDUCE_FUNCTION_COUNTER),
+                     "combine_function_ms": ("map", COMBINE_FUNCTION_COUNTER)}
+
+#: Record columns read from one side's counters (``map:`` / ``reduce:`` in Column.hadoop).
+PHASE_COLUMNS: dict[str, tuple[str, str, str]] = {
+    col.name: (col.hadoop.split(":", 1)[0], *col.hadoop.split(":", 1)[1].rsplit(".", 1))
+    for col in JOB_COLUMNS if col.hadoop and col.hadoop.startswith(("map:", "reduce:"))
+}
 
 #: Record column → (group, counter) for the job-total counter columns.
 COUNTER_COLUMNS: dict[str, tuple[str, str]] = {
     col.name: tuple(col.hadoop.rsplit(".", 1))  # type: ignore[misc]
     for col in JOB_COLUMNS
-    if col.hadoop and col.name not in _FUNCTION_COLUMNS and col.hadoop.count(".") > 1
+    if col.hadoop and col.name not in _FUNCTION_COLUMNS and col.name not in PHASE_COLUMNS
+    and col.hadoop.count(".") > 1
     and col.hadoop.rsplit(".", 1)[1].isupper()
 }
 
@@ -78,4 +87,6 @@ def record_columns(counters: Mapping[str, Counters]) -> dict[str, Any]:
         if value is None:
             value = lookup(counters.get(phase, {}), FUNCTION_TIME_GROUP, name)
         row[column] = None if value is None else float(value)
+    for column, (phase, group, name) in PHASE_COLUMNS.items():
+        row[column] = lookup(counters.get(phase, {}), group, name)
     return row

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import math
 import multiprocessing
 import os
 import pickle
@@ -47,7 +48,8 @@ from jobsize.engine.maptask import run_map
 from jobsize.engine.reducetask import run_reduce
 from jobsize.engine.spec import Containers, JobSpec, job_conf
 from jobsize.errors import ConfigError, InputError, JobFailedError
-from jobsize.schema import JOB_COLUMNS, uber_eligible
+from jobsize.schema import JOB_COLUMNS
+from jobsize.ubermode import is_uber
 
 _MIN_ALLOCATION_MB = 1024
 _DIAGNOSTIC_CHARS = 600
@@ -146,15 +148,42 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return ctx
 
 
+def free_cores() -> int:
+    """The cores no other work is using now: the machine's cores less its 1-minute load
+    average, at least 1. Task times measured on more workers than this are inflated by the
+    wait for a core, which no probe sees."""
+    cores = os.cpu_count() or 1
+    return max(1, min(cores, math.floor(cores - os.getloadavg()[0] + 0.5)))
+
+
+def oversubscription(workers: int) -> str | None:
+    """A warning when ``workers`` and the machine's load exceed its cores, else None."""
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    if workers + load <= cores + 0.5:
+        return None
+    return (f"{workers} worker{'s' * (workers != 1)} on {cores} core{'s' * (cores != 1)} with a "
+            f"load average of {load:.1f}: tasks will wait for a core, so their times measure "
+            "the machine's load as well as the job")
+
+
+def warn_if_oversubscribed(workers: int) -> None:
+    """Say on stderr when :func:`oversubscription` finds the machine oversubscribed."""
+    warning = oversubscription(workers)
+    if warning:
+        print(f"jobsize: warning: {warning}", file=sys.stderr)
+
+
 class LocalEngine:
     """Runs MapReduce jobs on this machine. Use as a context manager, or call :meth:`close`.
 
-    ``workers``: size of the process pool (default: the machine's cores). ``work_root``: where
+    ``workers``: size of the process pool (default: the free cores, :func:`free_cores`, so the
+    measured task times are the job's and not the machine's load). ``work_root``: where
     intermediate data goes (default: the system's temporary directory).
     """
 
     def __init__(self, workers: int | None = None, *, work_root: Path | None = None) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.workers = max(1, workers or free_cores())
         self.work_root = work_root
         self.cluster_timestamp = now_ms()
         self._seq = itertools.count(1)
@@ -194,17 +223,26 @@ class LocalEngine:
     def run(self, spec: JobSpec, *, history_dir: str | os.PathLike[str] | None = None,
             uber: bool | None = None,
             map_tasks: Sequence[Sequence[MapInput]] | None = None,
+            reduce_partitions: Sequence[Sequence[int]] | None = None,
+            count_map_keys: bool = False,
             progress: Callable[..., None] | None = None) -> JobResult:
         """Run ``spec`` and return its result; write its history into ``history_dir``.
 
         ``uber`` forces (True) or forbids (False) uber mode; None follows the spec.
         ``map_tasks`` gives each map task's input explicitly instead of splitting
-        ``spec.inputs`` (the probe's one map over a sample). ``progress()`` is called once per
-        finished task.
+        ``spec.inputs`` (the probe's map tasks over a sample). ``reduce_partitions`` lists the
+        map-output partitions each reduce task reads (``[[0], [1, 2]]``: the maps partition by
+        key hash three ways, the first reduce reads one part and the second two — the probe's
+        uneven reduces); by default reduce i reads partition i. ``count_map_keys`` has each map
+        report the distinct keys of its output (``MAP_OUTPUT_KEYS`` in the ``jobsize`` group; a
+        probe measures how keys grow with input). ``progress()`` is called once per finished
+        task.
         Raises :class:`JobFailedError` when a task fails every attempt.
         """
         history = Path(history_dir) if history_dir else None
-        return _JobRun(self, spec, history, uber, map_tasks, progress).run()
+        run = _JobRun(self, spec, history, uber, map_tasks, progress, reduce_partitions)
+        run.count_map_keys = count_map_keys
+        return run.run()
 
 
 class _JobRun:
@@ -212,8 +250,18 @@ class _JobRun:
 
     def __init__(self, engine: LocalEngine, spec: JobSpec, history_dir: Path | None,
                  uber: bool | None, map_tasks: Sequence[Sequence[MapInput]] | None,
-                 progress: Callable[..., None] | None = None) -> None:
+                 progress: Callable[..., None] | None = None,
+                 reduce_partitions: Sequence[Sequence[int]] | None = None) -> None:
         self.engine = engine
+        if reduce_partitions is None:
+            reduce_partitions = [[i] for i in range(spec.n_reduces)]
+        if len(reduce_partitions) != spec.n_reduces or (
+                spec.n_reduces and sorted(p for ps in reduce_partitions for p in ps)
+                != list(range(sum(len(ps) for ps in reduce_partitions)))):
+            raise ConfigError(f"reduce partitions {reduce_partitions!r} must cover partitions "
+                              f"0..k-1 once each, in {spec.n_reduces} reduce tasks")
+        self.reduce_partitions = [tuple(ps) for ps in reduce_partitions]
+        self.count_map_keys = False
         self.progress = progress
         self.spec = spec
         self.history_dir = history_dir
@@ -237,14 +285,14 @@ class _JobRun:
         self._app = self.job_id[len("job_"):]
 
     def _uber(self, uber: bool | None) -> bool:
-        """Forced either way by ``uber``; else Hadoop's rule when the job enables uber mode."""
+        """Forced either way by ``uber`` (or the spec's ``uber``); else Hadoop's decision on
+        the job's configuration (:mod:`jobsize.ubermode`)."""
+        if uber is None:
+            uber = self.spec.uber
         if uber is not None:
             return uber
-        if not self.spec.uber_enabled():
-            return False
-        conf = {**self.spec.conf, "mapreduce.job.ubertask.enable": "true"}
-        conf.setdefault("mapreduce.job.ubertask.maxbytes", str(self.spec.split_bytes))
-        return uber_eligible(len(self.map_inputs), self.spec.n_reduces, self.input_bytes, conf)
+        return is_uber(len(self.map_inputs), self.spec.n_reduces, self.input_bytes,
+                       self.spec.uber_conf())
 
     # --- ids ----------------------------------------------------------------------------------
 
@@ -294,9 +342,11 @@ class _JobRun:
             job_id=self.job_id, work_dir=str(work), output_dir=str(spec.output.resolve()),
             cwd=os.getcwd(),
             mapper=spec.mapper, reducer=spec.reducer, combiner=spec.combiner,
-            n_reduces=spec.n_reduces, spill_bytes=spec.spill_bytes,
+            n_reduces=sum(len(ps) for ps in self.reduce_partitions),
+            spill_bytes=spec.spill_bytes,
             map_merge_bytes=spec.spill_bytes, reduce_merge_bytes=spec.reduce_merge_bytes,
-            env={**{k.replace(".", "_"): v for k, v in self.conf.items()}, **spec.env})
+            env={**{k.replace(".", "_"): v for k, v in self.conf.items()}, **spec.env},
+            count_map_keys=self.count_map_keys)
         self.maps = [_Task(self._task_id("m", i), "MAP", i, inputs)
                      for i, inputs in enumerate(self.map_inputs)]
         self.reduces = [_Task(self._task_id("r", i), "REDUCE", i)
@@ -320,7 +370,8 @@ class _JobRun:
         task.tries += 1
         if task.task_type == "MAP":
             return MapAttempt(self.ctx, task.task_id, attempt_id, task.index, task.inputs)
-        segments = tuple(m.result.segments[task.index] for m in self.maps)  # type: ignore[union-attr]
+        segments = tuple(m.result.segments[p] for m in self.maps  # type: ignore[union-attr]
+                         for p in self.reduce_partitions[task.index])
         return ReduceAttempt(self.ctx, task.task_id, attempt_id, task.index, segments)
 
     def _max_tries(self, task: _Task) -> int:

@@ -1,0 +1,146 @@
+"""``jobsize evaluate``: size predictions for job kinds no history holds, probe → predict → run.
+
+    jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,...] [--scale X] [--seed S]
+                     [--model MODEL.json] [--trace TRACE] [--level L] [-D KEY=VALUE]...
+                     [--parallel N] [--input-cache BYTES] [--dry-run]
+
+Runs the held-out workloads' jobs through the path a user takes — probe, predict, run — and
+writes DIR/heldout.parquet (+ its task table), DIR/report.md (per kind and overall, and leave one
+kind out over the reference and held-out traces pooled) and DIR/leave-one-kind-out.parquet.
+Rerun the same command to resume; with a larger --jobs-per-kind it extends the evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from jobsize.cli._options import (
+    add_output,
+    add_parallel,
+    byte_size,
+    containers,
+    count,
+    level,
+    positive_number,
+    property_pair,
+)
+
+
+def _kinds(text: str) -> tuple[str, ...]:
+    from jobsize.workloads import HELD_OUT, WORKLOADS
+
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in HELD_OUT and n not in WORKLOADS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown job kind {unknown[0] if unknown else text!r}; the held-out kinds are "
+            f"{', '.join(sorted(HELD_OUT))}")
+    return names
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="held-out evaluation: probe, predict and run job kinds no trace holds; report",
+        description="Run the held-out job kinds — cost shapes the reference workloads lack, "
+        "never used for fitting — through the user's path: probe each job as `jobsize probe` "
+        "does, predict it with `jobsize.predict` as `jobsize predict` does, run it as `jobsize "
+        "run` does and record it from its .jhist. Writes DIR/heldout.parquet and DIR/report.md: "
+        "R² of SE_m, SE_r and S, errors of S, interval coverage and probe cost per kind, and "
+        "the same for leave one kind out over the reference and held-out traces pooled. Rerun "
+        "the same command to resume.",
+    )
+    add_output(parser, metavar="DIR",
+               help="evaluation directory: heldout.parquet, report.md, model.json, jobs/")
+    parser.add_argument("--jobs-per-kind", type=count(1), default=8, metavar="N",
+                        help="jobs of each kind (default: 8)")
+    parser.add_argument("--kinds", type=_kinds, default=None, metavar="NAME,...",
+                        help="job kinds to run (default: every held-out kind)")
+    parser.add_argument("--scale", type=positive_number, default=1.0, metavar="X",
+                        help="input sizes are log-uniform in 0.5-150 MiB times X (default: 1)")
+    parser.add_argument("--seed", type=count(0), default=1, metavar="S",
+                        help="seed of the plan, the inputs and the probes' samples "
+                        "(default: 1)")
+    parser.add_argument("--model", metavar="MODEL.json", default=None,
+                        help="predict with this model file (default: the model `jobsize fit "
+                        "--level L` fits on TRACE, kept as DIR/model.json)")
+    parser.add_argument("--trace", metavar="TRACE", default=None,
+                        help="reference trace to fit the default model on and to pool for "
+                        "leave-one-kind-out (default: the bundled reference trace)")
+    parser.add_argument("--level", type=level, default=0.90, metavar="L",
+                        help="interval level of the default model (default: 0.90, the level "
+                        "the report scores)")
+    parser.add_argument("-D", dest="properties", type=property_pair, action="append",
+                        default=[], metavar="KEY=VALUE",
+                        help="a job property given to probe, predict and run alike "
+                        "(repeatable; default: none, the configuration's defaults)")
+    add_parallel(parser, help="engine process pool size (default: the engine's default)")
+    parser.add_argument("--input-cache", type=byte_size, default=None, metavar="BYTES",
+                        help="generated input kept for later jobs (default: 2G)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the plan (kinds, sizes, maps, reduces) and run nothing")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from jobsize.bundled import reference_trace
+    from jobsize.heldout import Design, HeldOutTrace, evaluation_model, write_report
+    from jobsize.progress import progress_bar
+
+    conf = dict(args.properties)
+    design = Design(**({"kinds": args.kinds} if args.kinds else {}),
+                    jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf)
+    console = Console()
+    if args.dry_run:
+        draws = [design.draw(args.seed, i) for i in range(design.jobs)]
+        by_kind = Counter(d.workload for d in draws)
+        for kind in design.kinds:
+            mine = [d for d in draws if d.workload == kind]
+            console.print(f"{kind}: {by_kind[kind]} jobs, "
+                          f"{min(d.input_bytes for d in mine) / 2**20:.2f}-"
+                          f"{max(d.input_bytes for d in mine) / 2**20:.1f} MiB, "
+                          f"{min(d.n_maps for d in mine)}-{max(d.n_maps for d in mine)} maps, "
+                          f"{min(d.n_reduces for d in mine)}-{max(d.n_reduces for d in mine)} "
+                          "reduces", highlight=False)
+        return 0
+    reference = Path(args.trace) if args.trace else reference_trace()
+    options = {} if args.input_cache is None else {"input_budget": args.input_cache}
+    model = evaluation_model(args.output, args.model, trace=reference, level=args.level)
+    trace = HeldOutTrace(args.output, args.seed, design, model, workers=args.parallel,
+                         containers=containers(conf), **options)
+    draws = trace.plan()
+    pending = trace.pending(draws)
+    if len(pending) < len(draws):
+        console.print(f"resuming: {len(draws) - len(pending)} of {len(draws)} jobs already "
+                      "recorded", highlight=False)
+    if pending:
+        with progress_bar("evaluate jobs", total=len(pending)) as advance:
+            def report(outcome):  # one line per job, for logs of long runs
+                print(job_line(outcome, len(draws)), flush=True)
+                advance()
+
+            trace.run(pending, on_job=report)
+    path = write_report(trace, reference)
+    console.print(f"{trace.dir.trace}: {len(trace.dir.records())} jobs; report in {path}",
+                  highlight=False, soft_wrap=True)
+    return 0
+
+
+def job_line(outcome, total: int) -> str:
+    """One line per evaluated job: actual and predicted sizes, probe time, load."""
+    r = outcome.record
+    se_m, se_r = (r.get("map_time_ms") or 0) / 1000, (r.get("reduce_time_ms") or 0) / 1000
+    predicted = (f"predicted SE_m {r['SE_m_pred_s']:.2f}s SE_r {r['SE_r_pred_s']:.2f}s"
+                 if r.get("predict_error") is None else f"not predicted: {r['predict_error']}")
+    probe = ("probe planned uber" if r.get("probe_planned_uber") else
+             f"probe failed: {r['probe_error']}" if r.get("probe_error") else
+             f"probe {r['probe_s']:.1f}s")
+    return (f"[{outcome.draw.index + 1}/{total}] {r['job_type']} {r['job_id']} {r['state']}: "
+            f"N_m {r['n_maps']} N_r {r['n_reduces']} SE_m {se_m:.2f}s SE_r {se_r:.2f}s; "
+            f"{predicted}; {probe}; wall {outcome.wall_s:.1f}s (+{outcome.generate_s:.1f}s "
+            f"input); load {r['host_load_1m']:.2f}")

@@ -1,0 +1,268 @@
+"""Job-level quantities of a job, from its probe (eq 8 and its per-task form) or its counters.
+
+The models' terms are built from a handful of job-level quantities: N_m, N_r, MI, the map and
+reduce function times MFE and RFE, the map output MO and MOR, the records and bytes the reduces
+get (RIR, shuffled bytes), what the reduces write (RO), the combiner's input CIR and time CFE.
+With ``features="actual"`` they are the job's own counters. With ``features="probe"`` they are
+the probe's counters scaled to the whole job, in one of two forms:
+
+``paper`` — eq 8 as printed: every probe counter P_p becomes ``P_o = P_p / f_p``.
+
+``tasks`` — eq 8 applied only to what grows with a task's input, using what the split probe
+(:mod:`jobsize.sampler.probeparts`) measured about each quantity:
+
+- a function time ``t = a + b·x`` per task: ``T_o = N·a + (T_p − k·a) / f_p`` — the per-task
+  part ``a`` (start-up) is paid N_m (N_r) times, not ``1 / f_p = max(N_m, N_r)`` times (a probe
+  map that read two files ran two mapper processes, so k counts processes); RFE's variable part
+  grows with the reduce input records;
+- a map output ``y = c·x^β`` per map task of input x: the job's N_m maps of input MI / N_m each
+  emit ``N_m·c·(MI/N_m)^β`` (β = 0: a fixed-size output such as an in-map top-k; β = 1: eq 8);
+- the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
+  ``RO_o = RO_p·(G_o / G_p)`` with ``G_o = G_p·f_p^(−δ)`` — a job with 64 centroids writes 64
+  centroids however large its input.
+
+A probe that ran one map and one reduce (no split columns) gets eq 8's plain scaling in both
+forms. Every function here works on numpy arrays, one element per job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+#: Quantities the models' terms are built from, in seconds, bytes and records.
+QUANTITIES = ("N_m", "N_r", "MI", "MFE", "MO", "MOR", "RIR", "SB", "RFE", "RO", "CIR", "CFE")
+
+_MS = 1e-3
+
+#: The job's own columns behind each quantity (``features="actual"``).
+ACTUAL_COLUMNS: dict[str, str] = {
+    "N_m": "n_maps", "N_r": "n_reduces", "MI": "map_input_bytes",
+    "MFE": "map_function_ms", "MO": "map_output_bytes", "MOR": "map_output_records",
+    "RIR": "reduce_input_records", "SB": "reduce_shuffle_bytes", "RFE": "reduce_function_ms",
+    "RO": "reduce_output_bytes", "CIR": "combine_input_records", "CFE": "combine_function_ms",
+}
+
+#: Probe columns that must be known to scale a probe (eq 8), by phase.
+PROBE_REQUIRED: dict[str, tuple[str, ...]] = {
+    "SE_m": ("probe_fraction", "probe_map_output_bytes", "probe_map_output_records"),
+    "SE_r": ("probe_fraction", "probe_map_output_bytes", "probe_map_output_records",
+             "probe_reduce_output_bytes", "probe_reduce_input_records"),
+}
+
+#: Probe columns used when known; the split probe's shape and the combiner's counters.
+PROBE_OPTIONAL: tuple[str, ...] = (
+    "probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_ms",
+    "probe_reduce_cpu_ms", "probe_input_bytes", "probe_map_tasks", "probe_reduce_tasks",
+    "probe_map_processes",
+    "probe_map_split",
+    "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
+    "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
+    "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
+)
+
+#: Job columns used when known with ``features="actual"`` (a cluster without the timing wrapper
+#: has no combiner time; a job without a combiner has CIR = 0).
+ACTUAL_OPTIONAL: tuple[str, ...] = ("combine_input_records", "combine_function_ms",
+                                    "reduce_shuffle_bytes", "map_cpu_ms", "reduce_cpu_ms")
+
+Arrays = Mapping[str, np.ndarray]
+
+
+def actual(cols: Arrays) -> dict[str, np.ndarray]:
+    """The job's own quantities; times in seconds. What a map-only job's maps write (RO) is its
+    map output; shuffled bytes default to MO."""
+    n = len(next(iter(cols.values())))
+    q = {name: np.asarray(cols[col], dtype=float) if col in cols else np.full(n, np.nan)
+         for name, col in ACTUAL_COLUMNS.items()}
+    map_only = q["N_r"] == 0
+    q["MFE"] = function_time(q["MFE"], _column(cols, "map_cpu_ms", n))
+    q["RFE"] = np.where(map_only, 0.0,
+                        function_time(q["RFE"], _column(cols, "reduce_cpu_ms", n)))
+    q["MO"] = np.where(map_only & ~np.isfinite(q["MO"]), q["RO"], q["MO"])
+    q["CIR"] = _known(q["CIR"], n, 0.0)
+    q["CFE"] = np.where(q["CIR"] == 0, 0.0, _known(q["CFE"], n, 0.0) * _MS)
+    q["SB"] = np.where(np.isfinite(q["SB"]), q["SB"], q["MO"])
+    for name in ("RIR", "RO"):
+        q[name] = np.where(map_only, np.nan_to_num(q[name]), q[name])
+    return q
+
+
+def probe(cols: Arrays, form: str) -> dict[str, np.ndarray]:
+    """The job's quantities from its probe record (eq 8, ``form`` "paper" or "tasks")."""
+    n_m = np.asarray(cols["n_maps"], dtype=float)
+    n_r = np.asarray(cols["n_reduces"], dtype=float)
+    mi = np.asarray(cols["map_input_bytes"], dtype=float)
+    f = np.asarray(cols["probe_fraction"], dtype=float)
+    n = len(n_m)
+
+    def col(name: str, default: float = np.nan) -> np.ndarray:
+        return _known(np.asarray(cols[name], dtype=float) if name in cols else None, n, default)
+
+    mfe = function_time(col("probe_map_function_ms"), col("probe_map_cpu_ms"))
+    rfe = function_time(col("probe_reduce_function_ms"), col("probe_reduce_cpu_ms"))
+    mo, mor = col("probe_map_output_bytes"), col("probe_map_output_records")
+    rir, ro = col("probe_reduce_input_records"), col("probe_reduce_output_bytes")
+    cir = col("probe_combine_input_records", 0.0)
+    cfe = col("probe_combine_function_ms", 0.0) * _MS
+    map_only = n_r == 0
+    if form == "paper":
+        q = {"MFE": mfe / f, "MO": mo / f, "MOR": mor / f, "RIR": rir / f, "RFE": rfe / f,
+             "RO": ro / f, "CIR": cir / f, "CFE": cfe / f}
+        q["SB"] = q["MO"]
+    else:
+        q = _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe)
+    q.update({"N_m": n_m, "N_r": n_r, "MI": mi})
+    for name in ("RIR", "SB", "RFE", "RO"):
+        q[name] = np.where(map_only, 0.0, q[name])
+    q["MO"] = np.where(map_only & (q["MO"] == 0), q.pop("RO_map", q["MO"]), q["MO"])
+    return q
+
+
+def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
+              ) -> dict[str, np.ndarray]:
+    """Eq 8 in its per-task form (see the module docstring)."""
+    k_m = col("probe_map_tasks", 1.0)
+    processes = col("probe_map_processes", np.nan)
+    processes = np.where(np.isfinite(processes), processes, k_m)
+    k_r = col("probe_reduce_tasks", 1.0)
+    a_m = col("probe_map_function_fixed_ms", 0.0) * _MS
+    a_r = col("probe_reduce_function_fixed_ms", 0.0) * _MS
+    sample = np.where(np.isfinite(col("probe_input_bytes")), col("probe_input_bytes"), f * mi)
+    w = col("probe_map_split", np.nan)
+    per_map = mi / np.maximum(n_m, 1.0)
+
+    scales: dict[str, np.ndarray] = {}
+
+    def grow(total: np.ndarray, beta_column: str) -> np.ndarray:
+        if beta_column not in scales:
+            beta = col(beta_column, 1.0)
+            scales[beta_column] = map_scale(beta, w, k_m, n_m, per_map, sample, f)
+        return total * scales[beta_column]
+
+    mor_o, mo_o = grow(mor, "probe_map_output_exponent"), grow(mo, "probe_map_output_exponent")
+    rir_o = grow(rir, "probe_reduce_input_exponent")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_record = np.where(rir > 0, rir_o / rir, 1.0 / f)
+        delta = col("probe_key_exponent", 1.0)
+        groups = col("probe_reduce_input_groups", np.nan)
+        by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
+        sb_o = np.where(mor > 0, mo_o * rir_o / np.where(mor > 0, mor_o, 1.0), mo_o)
+    return {
+        "MFE": n_m * a_m + np.maximum(mfe - processes * a_m, 0.0) / f,
+        "RFE": n_r * a_r + np.maximum(rfe - k_r * a_r, 0.0) * per_record,
+        "MO": mo_o, "MOR": mor_o, "RIR": rir_o, "SB": sb_o,
+        "RO": ro * by_keys, "RO_map": grow(ro, "probe_map_output_exponent"),
+        "CIR": grow(cir, "probe_map_output_exponent"),
+        "CFE": grow(cfe, "probe_map_output_exponent"),
+    }
+
+
+def map_scale(beta: np.ndarray, w: np.ndarray, k_m: np.ndarray, n_m: np.ndarray,
+              per_map: np.ndarray, sample: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """What a probe total of a map output ``y = c·x^β`` is multiplied by to give the job's:
+    the probe's k_m maps got ``w`` and ``1 − w`` of the sample, the job's N_m maps MI / N_m
+    each. Without a split (k_m = 1 or β unknown) it is eq 8's ``1 / f_p``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        split = (w ** beta + (1 - w) ** beta)
+        scale = n_m * (per_map / sample) ** beta / split
+    usable = (k_m == 2) & np.isfinite(scale) & (sample > 0)
+    return np.where(usable, scale, 1.0 / f)
+
+
+def function_time(measured_ms: np.ndarray, cpu_ms: np.ndarray) -> np.ndarray:
+    """A function time in seconds: as the timing wrapper measured it, else — on a cluster
+    without the wrapper — the tasks' CPU time, which Hadoop always records."""
+    return np.where(np.isfinite(measured_ms), measured_ms, cpu_ms) * _MS
+
+
+def used_cpu_for_function_time(cols: Arrays, features: str) -> int:
+    """How many jobs' function times come from CPU time (no timing wrapper)."""
+    names = (("probe_map_function_ms", "probe_map_cpu_ms") if features == "probe"
+             else ("map_function_ms", "map_cpu_ms"))
+    measured = np.asarray(cols.get(names[0], []), dtype=float)
+    cpu = np.asarray(cols.get(names[1], []), dtype=float)
+    if not len(measured) or len(cpu) != len(measured):
+        return 0
+    return int((~np.isfinite(measured) & np.isfinite(cpu)).sum())
+
+
+def _column(cols: Arrays, name: str, n: int) -> np.ndarray:
+    return np.asarray(cols[name], dtype=float) if name in cols else np.full(n, np.nan)
+
+
+def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
+    if values is None:
+        return np.full(n, default)
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    return values if finite.all() else np.where(finite, values, default)
+
+
+# ---------------------------------------------------------------------------------------------
+# One job in plain floats: the path a single prediction takes (a scheduler's call, a service
+# request) does without numpy's per-call overhead. It computes exactly what :func:`probe` does
+# in the per-task form; a property test holds the two equal.
+
+
+def probe_one(job: Mapping[str, float]) -> dict[str, float]:
+    """:func:`probe` (per-task form) of one job given as column name → float (absent: unknown)."""
+    get = job.get
+    n_m, n_r, mi, f = job["n_maps"], job["n_reduces"], job["map_input_bytes"], job[
+        "probe_fraction"]
+
+    def known(name: str, default: float = math.nan) -> float:
+        value = get(name)
+        return value if value is not None and math.isfinite(value) else default
+
+    def fn_time(measured: str, cpu: str) -> float:
+        value = known(measured)
+        return (value if math.isfinite(value) else known(cpu)) * _MS
+
+    mfe = fn_time("probe_map_function_ms", "probe_map_cpu_ms")
+    rfe = fn_time("probe_reduce_function_ms", "probe_reduce_cpu_ms")
+    mo, mor = known("probe_map_output_bytes"), known("probe_map_output_records")
+    rir, ro = known("probe_reduce_input_records"), known("probe_reduce_output_bytes")
+    cir = known("probe_combine_input_records", 0.0)
+    cfe = known("probe_combine_function_ms", 0.0) * _MS
+    k_m = known("probe_map_tasks", 1.0)
+    processes = known("probe_map_processes", k_m)
+    k_r = known("probe_reduce_tasks", 1.0)
+    a_m = known("probe_map_function_fixed_ms", 0.0) * _MS
+    a_r = known("probe_reduce_function_fixed_ms", 0.0) * _MS
+    sample = known("probe_input_bytes", f * mi)
+    w = known("probe_map_split")
+    per_map = mi / max(n_m, 1.0)
+
+    def scale(beta_column: str) -> float:
+        beta = known(beta_column, 1.0)
+        try:
+            value = n_m * (per_map / sample) ** beta / (w ** beta + (1 - w) ** beta)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            value = math.nan
+        usable = k_m == 2 and sample > 0 and isinstance(value, float) and math.isfinite(value)
+        return value if usable else 1.0 / f
+
+    s_out = scale("probe_map_output_exponent")
+    mor_o, mo_o, rir_o = mor * s_out, mo * s_out, rir * scale("probe_reduce_input_exponent")
+    per_record = rir_o / rir if rir > 0 else 1.0 / f
+    groups = known("probe_reduce_input_groups")
+    by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
+    sb_o = (mo_o * rir_o / mor_o if mor_o else math.nan) if mor > 0 else mo_o
+    map_only = n_r == 0
+    q = {
+        "N_m": n_m, "N_r": n_r, "MI": mi,
+        "MFE": n_m * a_m + max(mfe - processes * a_m, 0.0) / f if math.isfinite(mfe) else
+        math.nan,
+        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - k_r * a_r, 0.0) * per_record
+                                     if math.isfinite(rfe) else math.nan),
+        "MO": mo_o, "MOR": mor_o,
+        "RIR": 0.0 if map_only else rir_o, "SB": 0.0 if map_only else sb_o,
+        "RO": 0.0 if map_only else ro * by_keys,
+        "CIR": cir * s_out, "CFE": cfe * s_out,
+    }
+    if map_only and q["MO"] == 0:
+        q["MO"] = ro * s_out
+    return q
