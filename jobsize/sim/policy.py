@@ -43,8 +43,11 @@ Calls the loop makes (override what you need; all run at ``sim.now``):
 What a policy may do to the loop: ``sim.wake_at(time, tag) -> seq``, ``sim.cancel(seq)``,
 ``sim.kill(cid)`` (the task becomes pending again, its work is lost), ``sim.containers(j)``
 (running container ids of ``j``, oldest first), ``sim.request_offers()`` (offer every node with
-room after the current event), ``sim.has_demand(j)``, ``sim.next_kind(j, node)``, and read the
-observable state documented on :class:`~jobsize.sim.eventloop.Simulation`.
+room after the current event), ``sim.has_demand(j)``, ``sim.next_kind(j, node)``,
+``sim.container(cid)`` / ``sim.held(cid)`` / ``sim.progress(cid)`` (a running attempt: what it
+is, the resources it holds, the fraction done), ``sim.has_local_map(j, node)`` (with a block
+locality model), and read the observable state documented on
+:class:`~jobsize.sim.eventloop.Simulation`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Three experiments, on the thesis's cluster of 19 slaves × (3 map + 1 reduce slo
    trace (sizes through the cost model; the thesis builds its online Facebook workloads from
    SWIM too), with the recorded submission times and with them compressed until the jobs'
    work fills ``COMPRESSED_LOAD`` of the busier slots (the recorded times load this small
-   cluster 5-20 %, and without queueing there is nothing to reorder); and on the testbed jobs
+   cluster 5-23 %, and without queueing there is nothing to reorder); and on the testbed jobs
    arriving as a Poisson process (mean gap 30 s; the thesis gives no rate).
 
 Reduces start when all their job's maps are done (slow-start 1.0, the model of §3.3.1 that Fig

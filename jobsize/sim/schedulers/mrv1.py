@@ -101,6 +101,7 @@ class HadoopMRv1(Policy):
         self.copied: set[int] = set()  # attempts with a running copy
         self._copying = -1
         self.skip_since: dict[int, float] = {}
+        self._late_seen: dict[tuple[int, int], tuple[float, int, int]] = {}
         self._wake = -1
         self.locality = sim.locality is not None
 
@@ -154,6 +155,8 @@ class HadoopMRv1(Policy):
     def on_job_finish(self, j: int) -> None:
         self.active.pop(j, None)
         self.skip_since.pop(j, None)
+        self._late_seen.pop((j, MAP), None)
+        self._late_seen.pop((j, REDUCE), None)
         if not self.active:
             self.extra_pending = 0
 
@@ -303,10 +306,20 @@ class HadoopMRv1(Policy):
     def straggler(self, j: int, kind: int) -> int:
         """LATE's choice among ``j``'s running attempts of ``kind``, or -1."""
         sim, late = self.sim, self.late
-        if late is None or len(self.copies) >= late.cap * (self.total[0] + self.total[1]):
+        n = self.done_n[kind][j]
+        if late is None or not n \
+                or len(self.copies) >= late.cap * (self.total[0] + self.total[1]):
             return -1
+        conts = sim.containers(j)  # oldest first: if the oldest is young, all are
+        if not conts or sim.now - sim.container(conts[0])[3] < late.lag_s:  # type: ignore[index]
+            return -1
+        key = (j, kind)
+        cached = self._late_seen.get(key)
+        if cached is not None and cached[0] == sim.now and cached[1] == len(self.copies) \
+                and (cached[2] < 0 or sim.container(cached[2]) is not None):
+            return cached[2]  # asked again in the same instant: nothing changed
         attempts = []
-        for cid in sim.containers(j):
+        for cid in conts:
             rec = sim.container(cid)
             if rec is None or rec[0] != kind or cid in self.copied or cid in self.copies:
                 continue
@@ -314,8 +327,9 @@ class HadoopMRv1(Policy):
             if progress <= 0:
                 continue  # a reduce waiting for its maps
             attempts.append((cid, sim.now - rec[3], progress))
-        n = self.done_n[kind][j]
-        return late.straggler(attempts, self.done_s[kind][j] / n if n else math.nan)
+        pick = late.straggler(attempts, self.done_s[kind][j] / n)
+        self._late_seen[key] = (sim.now, len(self.copies), pick)
+        return pick
 
 
 def _register() -> None:
