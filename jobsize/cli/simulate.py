@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
-from jobsize.cli import _ltyarn_dress
+from jobsize.cli import _ltyarn_dress, _slot_reproductions
 from jobsize.cli._options import add_output, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
@@ -101,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output(p, metavar="DIR", help="output directory", type=Path, old=("--out",))
     _add_reproduction_arguments(p)
     _ltyarn_dress.add_arguments(p)
+    _slot_reproductions.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -173,6 +174,10 @@ def _names(args: argparse.Namespace, default: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "reproduce", None) in _slot_reproductions.REPRODUCTIONS:
+        seeds = _seeds(args.seeds)
+        return _slot_reproductions.run_reproduction(args, cost_model=_cost_model(args, seeds[0]),
+                                                    seed=seeds[0])
     if getattr(args, "reproduce", None) in _ltyarn_dress.REPRODUCTIONS:
         seeds = _seeds(args.seeds)
         return _ltyarn_dress.run_reproduction(args, seeds=seeds,
@@ -387,11 +392,14 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
     from jobsize.sim.reproduce import COMPARED, FOCUS_GROUP
 
     g = parser.add_argument_group("size sources and the FSPY reproduction (--reproduce fspy)")
-    g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS),
+    g.add_argument("--reproduce", choices=("fspy", *_ltyarn_dress.REPRODUCTIONS,
+                                           *_slot_reproductions.REPRODUCTIONS),
                    help="run the FSPY paper's §IV-C experiment: Fair, FSPY and --compare on "
                    "every segment; Figs 5-10 as PNGs and report.md (ltyarn: Tang's §5.6 "
                    "macro-benchmark with --workload's first 100 arrivals; dress: the DRESS "
-                   "paper's settings, and --workload's segments on --cluster)")
+                   "paper's settings, and --workload's segments on --cluster; mrorder, "
+                   "dynamicmr, rasooli: Tang's chapters 3 and 4 and Rasooli-Down on MRv1 slots, "
+                   "their own workloads plus --workload as a SWIM trace)")
     g.add_argument("--size-source", metavar="SPEC",
                    help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "
@@ -449,3 +457,4 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     write_report(rep, args.output, group=args.rcp_group, figures=not args.no_figures)
     print((args.output / "report.md").read_text())
     return 0
+

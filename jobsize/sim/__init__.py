@@ -14,10 +14,10 @@ from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import SimResult, Simulation, simulate
 from jobsize.sim.fluid import completion_times, simulate_fluid
 from jobsize.sim.load import load_workload
-from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Policy
+from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Launch, Policy
 from jobsize.sim.size_sources import ExactSizes, LognormalSizes, SizeEstimates, SizeSource
 from jobsize.sim.workload import Workload
 
-__all__ = ["AM", "EXTRA", "MAP", "REDUCE", "Cluster", "ExactSizes", "LognormalSizes", "Policy",
-           "SimResult", "Simulation", "SizeEstimates", "SizeSource", "Workload",
+__all__ = ["AM", "EXTRA", "MAP", "REDUCE", "Cluster", "ExactSizes", "Launch", "LognormalSizes",
+           "Policy", "SimResult", "Simulation", "SizeEstimates", "SizeSource", "Workload",
            "completion_times", "load_workload", "simulate", "simulate_fluid"]

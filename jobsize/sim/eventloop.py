@@ -9,6 +9,14 @@ AM. Uber jobs run all their tasks one after another inside the AM container. In 
 mode (``cluster.slots``) there is no AM and no uber mode: a job's maps are pending from its
 submission.
 
+Node speeds (:class:`~jobsize.sim.cluster.Cluster`), block locality
+(:mod:`jobsize.sim.locality`) and stragglers (:mod:`jobsize.sim.stragglers`) change how long an
+attempt takes: ``duration × straggler factor / node speed``, plus the remote read of a map whose
+block is not on its node. A policy may launch a task in the other kind's slots (MRv1 slot
+borrowing) or a speculative copy of a running attempt by returning a
+:class:`~jobsize.sim.policy.Launch`; the first attempt of a task to finish completes it and its
+other attempts are killed.
+
 Which job gets free resources is the policy's decision (:mod:`jobsize.sim.policy`); the loop
 offers a node when a container on it ends, and every node with room when new demand appears.
 Events at the same instant are all processed before resources are offered.
@@ -24,7 +32,10 @@ Observable state a policy may read (lists indexed by job): ``submit``, ``n_maps`
 vcores or reduce slots, AM included), ``running`` (task containers), ``phase`` (0 not yet
 submitted, 1 waiting for its AM, 2 AM starting, 3 running, 4 finished), ``req0``/``req1``
 (requests, ``req0[kind][j]``), ``uber``; cluster-wide ``now``, ``total0``/``total1``,
-``free0``/``free1`` (per node), ``jobs`` (the per-job frame without task durations).
+``free0``/``free1`` (per node), ``jobs`` (the per-job frame without task durations); with
+block locality ``local_maps``/``remote_maps`` (per job, attempts launched) and
+:meth:`Simulation.has_local_map`; :meth:`Simulation.progress` of a running attempt (the
+fraction done, what a TaskTracker reports).
 """
 
 from __future__ import annotations
@@ -39,8 +50,10 @@ import pandas as pd
 
 from jobsize.errors import ConfigError, SimulationError
 from jobsize.sim.cluster import Cluster
-from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Policy
+from jobsize.sim.locality import BlockLocality
+from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE, Launch, Policy
 from jobsize.sim.size_sources import SizeEstimates, SizeSource
+from jobsize.sim.stragglers import Stragglers
 from jobsize.sim.workload import Workload
 
 INF = math.inf
@@ -66,7 +79,9 @@ class Simulation:
 
     def __init__(self, workload: Workload, cluster: Cluster, policy: Policy, *,
                  slowstart: float = 0.05, am_startup_s: float = 0.0,
-                 max_am_share: float = 0.5, record: bool = False) -> None:
+                 max_am_share: float = 0.5, record: bool = False,
+                 locality: BlockLocality | None = None,
+                 stragglers: Stragglers | None = None) -> None:
         if not 0.0 <= slowstart <= 1.0:
             raise ConfigError(f"reduce slow-start {slowstart!r} is not a fraction in [0, 1]")
         if not 0.0 < max_am_share <= 1.0:
@@ -85,13 +100,17 @@ class Simulation:
         self.n_maps: list[int] = w.n_maps.tolist()
         self.n_reduces: list[int] = w.n_reduces.tolist()
         req = w.requests(self.slots)
+        if self.slots:  # weighted slots: a task takes its slot's weight in units
+            req[:, MAP, 0] *= cluster.slot_weights[0]
+            req[:, REDUCE, 1] *= cluster.slot_weights[1]
         self.req0 = [req[:, k, 0].tolist() for k in range(3)]
         self.req1 = [req[:, k, 1].tolist() for k in range(3)]
         self.uber: list[bool] = ([False] * n if self.slots
                                  else w.jobs["uber"].to_numpy(bool).tolist())
-        self.free0: list[int] = cluster.capacity[:, 0].tolist()
-        self.free1: list[int] = cluster.capacity[:, 1].tolist()
-        self.total0, self.total1 = cluster.total
+        units = cluster.units
+        self.free0: list[int] = units[:, 0].tolist()
+        self.free1: list[int] = units[:, 1].tolist()
+        self.total0, self.total1 = int(units[:, 0].sum()), int(units[:, 1].sum())
         self.am_limit0 = max_am_share * self.total0
         self.am_limit1 = max_am_share * self.total1
         self.am_used0 = self.am_used1 = 0
@@ -103,6 +122,8 @@ class Simulation:
         r0, r1 = req[:, :, 0][used], req[:, :, 1][used]
         self.min0 = int(r0.min()) if len(r0) else 0
         self.min1 = int(r1.min()) if len(r1) else 0
+        if self.slots:  # a free slot of either kind is room: tasks may borrow the other kind's
+            self.min0 = self.min1 = 0
         am_shapes = {(a, b) for a, b in zip(self.req0[AM], self.req1[AM], strict=True)}
         task_shapes = set()
         for kind, mask in ((MAP, used[:, MAP]), (REDUCE, used[:, REDUCE])):
@@ -136,6 +157,7 @@ class Simulation:
         self._retry: dict[tuple[int, int], list[int]] = {}
         self._waiting: dict[int, list[int]] = {}
         self._red_threshold = [self._threshold(m) for m in self.n_maps]
+        self._attempt_models(cluster, locality, stragglers)
         # events
         self.now = 0.0
         self._heap: list[tuple[float, int]] = []
@@ -146,6 +168,34 @@ class Simulation:
         self._dirty: set[int] = set()
         self._attempts: list[tuple] = []
         self.n_events = 0
+
+    def _attempt_models(self, cluster: Cluster, locality: BlockLocality | None,
+                        stragglers: Stragglers | None) -> None:
+        """State of node speeds, block locality, stragglers and speculative copies."""
+        speed = cluster.speed
+        self._speed = (None, speed[:, 0].tolist(), speed[:, 1].tolist())  # type: ignore[index]
+        self.locality, self.stragglers = locality, stragglers
+        #: some attempt takes other than its task's duration: take the slower launch path
+        self._shaped = locality is not None or stragglers is not None \
+            or not cluster.uniform_speed
+        n = self.n
+        self.local_maps = [0] * n
+        self.remote_maps = [0] * n
+        self._mpend: list[dict[int, None] | None] | None = [None] * n if locality else None
+        self._mlocal: list[dict[int, list[int]] | None] = [None] * n
+        self._mrep: list[np.ndarray | None] = [None] * n
+        self._fac: tuple | None = None
+        if stragglers is not None:
+            w = self.workload
+            self._fac = (None, stragglers.first_factors(len(w.map_s), MAP),
+                         stragglers.first_factors(len(w.reduce_s), REDUCE))
+            self._srng = stragglers.generator()
+        self._mfac: list[list[float | None] | None] = [None] * n
+        self._rfac: list[list[float | None] | None] = [None] * n
+        #: (job, kind, task) -> live attempts, for tasks with a speculative copy
+        self._copies: dict[tuple[int, int, int], list[int]] = {}
+        self.copies_launched = 0
+        self.copies_won = 0
 
     # ---------------------------------------------------------------------------------------
     # queries for policies
@@ -196,14 +246,46 @@ class Simulation:
         return not self.am_used0 or (self.am_used0 + self._min_am0 <= self.am_limit0
                                      and self.am_used1 + self._min_am1 <= self.am_limit1)
 
+    def has_local_map(self, j: int, node: int) -> bool:
+        """Whether ``j`` has a pending map whose block is on ``node`` (False without a block
+        locality model)."""
+        if self._mpend is None:
+            return False
+        pend, by_node = self._mpend[j], self._mlocal[j]
+        if not pend or by_node is None:
+            return False
+        stack = by_node.get(node)
+        while stack and stack[-1] not in pend:
+            stack.pop()
+        return bool(stack)
+
+    def progress(self, cid: int) -> float:
+        """Fraction done of a running task attempt (0 for a reduce waiting for its maps)."""
+        rec = self._events.get(cid)
+        if rec is None or rec[0] not in (MAP, REDUCE):
+            raise SimulationError(f"container {cid} is not a running task")
+        start, finish = rec[3], rec[7]
+        if finish == WAITING:
+            return 0.0
+        span = finish - start
+        return 1.0 if span <= 0 else min(1.0, (self.now - start) / span)
+
     def containers(self, j: int) -> list[int]:
         """Running task and extra containers of ``j`` (AM excluded), oldest first."""
         return list(self._conts[j])
 
     def container(self, cid: int) -> tuple | None:
-        """(kind, job, node, start) of a running container, or None."""
+        """(kind, job, node, start, task) of a running container (task: the index of a MAP or
+        REDUCE task in its job, an EXTRA's tag; absent for an AM), or None."""
         rec = self._events.get(cid)
-        return None if rec is None else rec[:4]
+        return None if rec is None else rec[:5]
+
+    def held(self, cid: int) -> tuple[int, int]:
+        """Resources a running task or extra container holds (slot units in the slot mode)."""
+        rec = self._events.get(cid)
+        if rec is None or rec[0] > EXTRA:
+            raise SimulationError(f"container {cid} is not running")
+        return rec[5], rec[6]
 
     def estimates(self, source: SizeSource) -> SizeEstimates:
         """Size estimates of this run's jobs from ``source`` — a policy's only way to sizes."""
@@ -239,7 +321,10 @@ class Simulation:
         if kind == EXTRA:
             self.policy.on_extra_done(j, idx, node, cid, False)
             return
-        self._retry.setdefault((j, kind), []).append(idx)
+        if self._copies and self._leave_copies(cid, (j, kind, idx)):
+            self.policy.on_release(j, kind, node, cid, self.now - start, False)
+            return  # another attempt of the task runs on
+        self._requeue(j, kind, idx)
         if kind == MAP:
             self.maps_todo[j] += 1
             self.pending += 1
@@ -252,6 +337,25 @@ class Simulation:
 
     # ---------------------------------------------------------------------------------------
     # internals
+
+    def _requeue(self, j: int, kind: int, idx: int) -> None:
+        if kind == MAP and self._mpend is not None:
+            self._mpend[j][idx] = None  # type: ignore[index]
+            by_node = self._mlocal[j]
+            for node in self._mrep[j][idx].tolist():  # type: ignore[index]
+                by_node.setdefault(node, []).append(idx)  # type: ignore[union-attr]
+        else:
+            self._retry.setdefault((j, kind), []).append(idx)
+
+    def _leave_copies(self, cid: int, key: tuple[int, int, int]) -> bool:
+        """Forget attempt ``cid`` of a task; True if another attempt of it still runs."""
+        live = self._copies.get(key)
+        if live is None:
+            return False
+        live.remove(cid)
+        if len(live) <= 1:
+            del self._copies[key]
+        return bool(live)
 
     def _push(self, when: float, rec: tuple) -> int:
         self._seq += 1
@@ -282,10 +386,8 @@ class Simulation:
         self._dirty.add(node)
 
     def _release(self, j: int, kind: int, node: int, cid: int, rec: tuple) -> tuple[int, int]:
-        if kind == EXTRA:
-            r0, r1 = rec[5], rec[6]
-        else:
-            r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        r0, r1 = rec[5], rec[6]
+        if kind != EXTRA:
             self.running[j] -= 1
         self._free(node, r0, r1)
         self.use0[j] -= r0
@@ -293,7 +395,8 @@ class Simulation:
         del self._conts[j][cid]
         return r0, r1
 
-    def _launch(self, j: int, kind: int, node: int) -> None:
+    def _launch(self, j: int, kind: int, node: int,
+                shape: tuple[int, int] | None = None) -> None:
         now = self.now
         if kind == AM:
             r0, r1 = self.req0[AM][j], self.req1[AM][j]
@@ -325,7 +428,12 @@ class Simulation:
             self._conts[j][cid] = None
             self.policy.on_launch(j, EXTRA, node, cid)
             return
-        r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        if kind != MAP and kind != REDUCE:
+            raise SimulationError(f"policy {self.policy.name} chose an unknown kind {kind!r}")
+        if shape is None:
+            r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        else:
+            r0, r1 = shape
         f0 = self.free0[node] - r0
         f1 = self.free1[node] - r1
         if f0 < 0 or f1 < 0:
@@ -338,33 +446,111 @@ class Simulation:
         self.running[j] += 1
         self.pending -= 1
         retry = self._retry.get((j, kind)) if self._retry else None
+        scale = 1.0
         if kind == MAP:
             self.maps_todo[j] -= 1
-            if retry:
+            if self._mpend is not None:
+                idx = self._take_map(j, node)
+            elif retry:
                 idx = retry.pop()
             else:
                 idx = self._mnext[j]
                 self._mnext[j] = idx + 1
-            finish = now + self._mdur[j][idx]  # type: ignore[index]
-        elif kind == REDUCE:
+            d = self._mdur[j][idx]  # type: ignore[index]
+            if self._shaped:
+                scale = self._scale(MAP, j, idx, node, True)
+                d = d * scale + self._remote_s(j, idx, node)
+            finish = now + d
+        else:
             self.reduces_todo[j] -= 1
             if retry:
                 idx = retry.pop()
             else:
                 idx = self._rnext[j]
                 self._rnext[j] = idx + 1
-            waits = self.maps_done[j] < self.n_maps[j]
-            finish = WAITING if waits else now + self._rdur[j][idx]  # type: ignore[index]
-        else:
-            raise SimulationError(f"policy {self.policy.name} chose an unknown kind {kind!r}")
+            if self._shaped:
+                scale = self._scale(REDUCE, j, idx, node, True)
+            if self.maps_done[j] < self.n_maps[j]:
+                finish = WAITING
+            else:
+                finish = now + self._rdur[j][idx] * scale  # type: ignore[index]
         self._seq = cid = self._seq + 1
-        self._events[cid] = (kind, j, node, now, idx)
+        self._events[cid] = (kind, j, node, now, idx, r0, r1, finish, scale)
         if finish == WAITING:
             self._waiting.setdefault(j, []).append(cid)
         else:
             heapq.heappush(self._heap, (finish, cid))
         self._conts[j][cid] = None
         self.policy.on_launch(j, kind, node, cid)
+
+    def _launch_ext(self, launch: Launch, node: int) -> None:
+        """A policy's :class:`Launch`: a task in other slots, or a speculative copy."""
+        if launch.copy_of < 0:
+            self._launch(launch.job, launch.kind, node, launch.shape)
+            return
+        orig = self._events.get(launch.copy_of)
+        if orig is None or orig[0] not in (MAP, REDUCE) or orig[7] == WAITING:
+            raise SimulationError(f"policy {self.policy.name} copied {launch.copy_of}, which is "
+                                  "not a running task attempt with a known end")
+        kind, j, idx = orig[0], orig[1], orig[4]
+        r0, r1 = launch.shape if launch.shape is not None else (self.req0[kind][j],
+                                                                  self.req1[kind][j])
+        self._alloc(node, r0, r1)
+        self.use0[j] += r0
+        self.use1[j] += r1
+        self.running[j] += 1
+        now = self.now
+        scale = self._scale(kind, j, idx, node, False)
+        if kind == MAP:
+            d = self._mdur[j][idx] * scale + self._remote_s(j, idx, node)  # type: ignore[index]
+        else:
+            d = self._rdur[j][idx] * scale  # type: ignore[index]
+        finish = now + d
+        self._seq = cid = self._seq + 1
+        self._events[cid] = (kind, j, node, now, idx, r0, r1, finish, scale)
+        heapq.heappush(self._heap, (finish, cid))
+        self._conts[j][cid] = None
+        self._copies.setdefault((j, kind, idx), [launch.copy_of]).append(cid)
+        self.copies_launched += 1
+        self.policy.on_launch(j, kind, node, cid)
+
+    def _take_map(self, j: int, node: int) -> int:
+        """A pending map of ``j`` for ``node``: one with its block there if any (then counted
+        local), else the first pending."""
+        pend = self._mpend[j]  # type: ignore[index]
+        stack = self._mlocal[j].get(node)  # type: ignore[union-attr]
+        while stack:
+            idx = stack.pop()
+            if idx in pend:
+                del pend[idx]  # type: ignore[attr-defined]
+                self.local_maps[j] += 1
+                return idx
+        idx = next(iter(pend))  # type: ignore[arg-type]
+        del pend[idx]  # type: ignore[attr-defined]
+        self.remote_maps[j] += 1
+        return idx
+
+    def _remote_s(self, j: int, idx: int, node: int) -> float:
+        """Extra seconds of a map reading its block from another node."""
+        if self.locality is None:
+            return 0.0
+        if node in self._mrep[j][idx]:  # type: ignore[index]
+            return 0.0
+        return self.locality.remote_s
+
+    def _scale(self, kind: int, j: int, idx: int, node: int, first: bool) -> float:
+        """Duration multiplier of an attempt: straggler factor over node speed. A task's first
+        attempt draws its factor from the workload's draws; later attempts afresh."""
+        factor = 1.0
+        if self.stragglers is not None:
+            facs = (self._mfac if kind == MAP else self._rfac)[j]
+            f = facs[idx] if first else None  # type: ignore[index]
+            if f is None:
+                factor = self.stragglers.draw(self._srng)
+            else:
+                factor = f
+                facs[idx] = None  # type: ignore[index]
+        return factor / self._speed[kind][node]  # type: ignore[index]
 
     def _arrive(self, j: int) -> None:
         if self.slots:
@@ -387,11 +573,30 @@ class Simulation:
         self.maps_todo[j] = self.n_maps[j]
         self.reduces_todo[j] = self.n_reduces[j]
         self.pending += self.n_maps[j]
+        if self._shaped:
+            self._start_attempt_models(j)
         if self.n_maps[j] == 0 and self.n_reduces[j] == 0:
             self._finish_job(j)
             return
         self._check_reduces(j)
         self._demand(j)
+
+    def _start_attempt_models(self, j: int) -> None:
+        w = self.workload
+        if self._fac is not None:
+            m0, m1, r0, r1 = w.map_off[j], w.map_off[j + 1], w.reduce_off[j], w.reduce_off[j + 1]
+            self._mfac[j] = self._fac[MAP][m0:m1].tolist()
+            self._rfac[j] = self._fac[REDUCE][r0:r1].tolist()
+        if self.locality is not None:
+            reps = self.locality.replicas(j, self.n_maps[j], self.cluster.n_nodes)
+            self._mrep[j] = reps
+            by_node: dict[int, list[int]] = {}
+            # stacks popped from the end: the first maps on top, as without locality
+            for idx in range(self.n_maps[j] - 1, -1, -1):
+                for node in reps[idx].tolist():
+                    by_node.setdefault(node, []).append(idx)
+            self._mlocal[j] = by_node
+            self._mpend[j] = dict.fromkeys(range(self.n_maps[j]))  # type: ignore[index]
 
     def _am_account(self, r0: int, r1: int) -> None:
         self.am_used0 += r0
@@ -412,12 +617,14 @@ class Simulation:
             return
         now = self.now
         rdur, rtail = self._rdur[j], self._rtail[j]
+        events = self._events
         for cid in waiting:
-            rec = self._events.get(cid)
+            rec = events.get(cid)
             if rec is None:
                 continue  # killed while waiting
-            start, idx = rec[3], rec[4]
-            finish = max(start + rdur[idx], now + rtail[idx])  # type: ignore[index]
+            start, idx, scale = rec[3], rec[4], rec[8]
+            finish = max(start + rdur[idx] * scale, now + rtail[idx] * scale)  # type: ignore[index]
+            events[cid] = (*rec[:7], finish, scale)
             heapq.heappush(self._heap, (finish, cid))
 
     def _finish_job(self, j: int) -> None:
@@ -435,6 +642,11 @@ class Simulation:
                 self._attempts.append((j, AM, 0, node, self.am_start[j], self.now, True, r0, r1))
             self.policy.on_release(j, AM, node, self.am_cid[j], self.now - self.am_start[j], True)
         self._mdur[j] = self._rdur[j] = self._rtail[j] = None
+        if self._shaped:
+            self._mfac[j] = self._rfac[j] = self._mrep[j] = None
+            self._mlocal[j] = None
+            if self._mpend is not None:
+                self._mpend[j] = None
         self.policy.on_job_finish(j)
 
     def _task_done(self, cid: int, rec: tuple) -> None:
@@ -447,7 +659,7 @@ class Simulation:
             self.policy.on_extra_done(j, idx, node, cid, True)
             return
         # release (inlined: this runs once per task)
-        r0, r1 = self.req0[kind][j], self.req1[kind][j]
+        r0, r1 = rec[5], rec[6]
         f0 = self.free0[node] = self.free0[node] + r0
         f1 = self.free1[node] = self.free1[node] + r1
         if f0 >= self.min0 and f1 >= self.min1 and f0 + f1 > 0:
@@ -460,6 +672,8 @@ class Simulation:
         if self.record:
             self._attempts.append((j, kind, idx, node, start, now, True, r0, r1))
         self.policy.on_release(j, kind, node, cid, now - start, True)
+        if self._copies and (j, kind, idx) in self._copies:
+            self._drop_copies(cid, (j, kind, idx))
         if kind == MAP:
             done = self.maps_done[j] = self.maps_done[j] + 1
             if not self.reduce_ready[j]:
@@ -472,6 +686,21 @@ class Simulation:
             done = self.reduces_done[j] = self.reduces_done[j] + 1
             if done == self.n_reduces[j] and self.maps_done[j] == self.n_maps[j]:
                 self._finish_job(j)
+
+    def _drop_copies(self, winner: int, key: tuple[int, int, int]) -> None:
+        """The task's attempt ``winner`` finished first: kill its other attempts."""
+        live = self._copies.pop(key)
+        if live[0] != winner:
+            self.copies_won += 1
+        for cid in live:
+            if cid == winner:
+                continue
+            rec = self._events.pop(cid)
+            j, kind, node, start = rec[1], rec[0], rec[2], rec[3]
+            r0, r1 = self._release(j, kind, node, cid, rec)
+            if self.record:
+                self._attempts.append((j, kind, rec[4], node, start, self.now, False, r0, r1))
+            self.policy.on_release(j, kind, node, cid, self.now - start, False)
 
     def _uber_done(self, j: int) -> None:
         if self.record:
@@ -493,7 +722,10 @@ class Simulation:
             pick = choose(node)
             if pick is None:
                 return
-            self._launch(pick[0], pick[1], node)
+            if len(pick) == 2:
+                self._launch(pick[0], pick[1], node)
+            else:
+                self._launch_ext(pick, node)  # type: ignore[arg-type]
 
     def _offer(self) -> None:
         if self._offer_all:
@@ -639,12 +871,19 @@ class Simulation:
             "start_s": np.asarray(self.am_start), "finish_s": finish,
             "response_s": finish - submit,
         })
+        if self.locality is not None:
+            jobs["local_maps"] = self.local_maps
+            jobs["remote_maps"] = self.remote_maps
         attempts = None
         if self.record:
             attempts = pd.DataFrame(self._attempts, columns=[
                 "job", "kind", "task", "node", "start_s", "end_s", "completed", "r0", "r1"])
+        meta: dict[str, object] = {}
+        if self.copies_launched:
+            meta["speculative_copies"] = self.copies_launched
+            meta["copies_finished_first"] = self.copies_won
         return SimResult(jobs, attempts, self.policy.describe(), self.cluster.describe(),
-                         self.n_events, wall)
+                         self.n_events, wall, meta)
 
 
 def simulate(workload: Workload, cluster: Cluster, policy: Policy, **options: object) -> SimResult:

@@ -14,10 +14,16 @@ Calls the loop makes (override what you need; all run at ``sim.now``):
 ``on_demand(j)``
     job ``j``'s pending demand may have grown: its AM is wanted, its AM started (maps now
     pending), its reduces passed slow-start, or one of its tasks was killed and is pending again.
-``choose(node) -> (j, kind) | None``
+``choose(node) -> (j, kind) | Launch | None``
     ``node`` has free resources; return a job and the kind of container to launch there (AM,
     MAP, REDUCE from ``sim.next_kind(j, node)``, which also checks that it fits, or EXTRA), or
-    None to leave the resources idle. Called repeatedly while the node has room.
+    None to leave the resources idle. Called repeatedly while the node has room. A
+    :class:`Launch` says more: the resources the task takes instead of its own request (in the
+    slot mode ``(1, 0)`` is a map slot and ``(0, 1)`` a reduce slot, times the slot weights —
+    so a reduce may run in a map slot), or a speculative copy of a running attempt
+    (``copy_of``: its container id; the first attempt to finish completes the task and the
+    others are killed). A policy returning a Launch checks the fit itself; one that may want a
+    copy when no task is pending keeps ``extra_pending`` > 0, so that nodes are still offered.
 ``extra_request(j, node) -> (mem_or_slot0, vcores_or_slot1, duration_s, tag)``
     when ``choose`` returned ``(j, EXTRA)``: the extra work (a probe) to run for job ``j``; it
     holds its resources for ``duration_s`` and then ``on_extra_done`` is called. Keep
@@ -37,13 +43,16 @@ Calls the loop makes (override what you need; all run at ``sim.now``):
 What a policy may do to the loop: ``sim.wake_at(time, tag) -> seq``, ``sim.cancel(seq)``,
 ``sim.kill(cid)`` (the task becomes pending again, its work is lost), ``sim.containers(j)``
 (running container ids of ``j``, oldest first), ``sim.request_offers()`` (offer every node with
-room after the current event), ``sim.has_demand(j)``, ``sim.next_kind(j, node)``, and read the
-observable state documented on :class:`~jobsize.sim.eventloop.Simulation`.
+room after the current event), ``sim.has_demand(j)``, ``sim.next_kind(j, node)``,
+``sim.container(cid)`` / ``sim.held(cid)`` / ``sim.progress(cid)`` (a running attempt: what it
+is, the resources it holds, the fraction done), ``sim.has_local_map(j, node)`` (with a block
+locality model), and read the observable state documented on
+:class:`~jobsize.sim.eventloop.Simulation`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from jobsize.sim.eventloop import Simulation
@@ -52,11 +61,21 @@ AM, MAP, REDUCE, EXTRA = 0, 1, 2, 3
 KIND_NAMES = ("AM", "MAP", "REDUCE", "EXTRA")
 
 
+class Launch(NamedTuple):
+    """A task launch with its resources named, or a speculative copy (see ``choose``)."""
+
+    job: int
+    kind: int
+    shape: tuple[int, int] | None = None
+    copy_of: int = -1
+
+
 class Policy:
     """Base class of YARN-model schedulers (see the module docstring for the protocol)."""
 
     name = "policy"
-    #: pending extra work (probes) waiting for resources; the loop keeps offering while > 0
+    #: pending extra work (probes, speculative copies) waiting for resources; the loop keeps
+    #: offering while > 0
     extra_pending = 0
 
     def bind(self, sim: Simulation) -> None:
@@ -68,7 +87,7 @@ class Policy:
     def on_demand(self, j: int) -> None:
         pass
 
-    def choose(self, node: int) -> tuple[int, int] | None:
+    def choose(self, node: int) -> tuple[int, int] | Launch | None:
         raise NotImplementedError
 
     def extra_request(self, j: int, node: int) -> tuple[int, int, float, object]:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from jobsize.errors import ConfigError, SimulationError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
+from jobsize.sim.locality import BlockLocality
 from jobsize.sim.policy import AM, EXTRA, MAP, REDUCE
 from jobsize.sim.schedulers import (
     FIFO,
@@ -23,8 +24,13 @@ from jobsize.sim.schedulers import (
     water_fill,
 )
 from jobsize.sim.schedulers.dress import DRESS
+from jobsize.sim.schedulers.dynamicmr import DynamicMR
 from jobsize.sim.schedulers.ltyarn import LTYARN, LTQueue
+from jobsize.sim.schedulers.mrorder import MROrder
+from jobsize.sim.schedulers.rasooli import RasooliDown
 from jobsize.sim.size_sources import ExactSizes, SizeEstimates, SizeSource
+from jobsize.sim.speculation import Late
+from jobsize.sim.stragglers import Stragglers
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 
@@ -56,7 +62,7 @@ def test_default_slowstart_lets_reduces_start_early() -> None:
 
 def _check_invariants(w: Workload, cluster: Cluster, res) -> None:
     att = res.attempts
-    cap = cluster.capacity
+    cap = cluster.units
     # never more allocated than a node has: sweep each node's container starts and ends
     for node, grp in att[(att.r0 > 0) | (att.r1 > 0)].groupby("node"):
         ev = pd.concat([
@@ -121,12 +127,43 @@ def scenarios(draw, slots: bool | None = None):
     w = from_task_lists("random", jobs, maps, reduces, tails)
     policy = draw(st.sampled_from(["fifo", "fair", "drf", "fair+preemption", "capacity",
                                    "capacity2", "srpt", "fair-queues", "ltyarn", "ltyarn-tree",
-                                   "dress", "dress-lend"]))
+                                   "dress", "dress-lend", *ORDERING]
+                                  + (SLOT_ONLY if slots else [])))
+    options: dict[str, object] = {}
+    if draw(st.booleans()):  # node speed classes, block locality, stragglers
+        speed = [(draw(st.sampled_from([0.5, 1.0, 2.0])), draw(st.sampled_from([1.0, 3.0])))
+                 for _ in range(n_nodes)]
+        weights = (1, draw(st.sampled_from([1, 2]))) if slots else (1, 1)
+        cluster = Cluster(cluster.capacity, slots=slots, speed=np.array(speed),
+                          slot_weights=weights)
+        options["locality"] = BlockLocality(replication=draw(st.integers(1, 3)),
+                                            remote_s=draw(st.sampled_from([0.0, 2.5])),
+                                            seed=draw(st.integers(0, 3)))
+        options["stragglers"] = Stragglers(probability=draw(st.sampled_from([0.0, 0.3, 1.0])),
+                                           slowdown=(2.0, 5.0), seed=draw(st.integers(0, 3)))
     return w, cluster, policy, draw(st.sampled_from([0.0, 0.05, 1.0])), draw(
-        st.sampled_from([0.0, 1.5]))
+        st.sampled_from([0.0, 1.5])), options
+
+
+#: MROrder's orders and Rasooli-Down: both models
+ORDERING = ["mk_jr", "mk_tct_jr", "tct", "mrorder", "mrorder+tct", "mrorder-fti", "rasooli",
+            "rasooli-idle"]
+#: the schedulers of MRv1 slots
+SLOT_ONLY = ["mrv1-fair", "mrv1-fifo", "pi-dhsa", "pd-dhsa", "pi-dhsa+fifo", "pd-dhsa+fifo",
+             "dynamicmr", "dynamicmr+fifo", "dynamicmr-eager", "pd-dynamicmr"]
 
 
 def _policy(name: str):
+    if name == "mrorder-fti":
+        return MROrder(trigger="fti", interval_s=3.0, sim_jobs=3)
+    if name == "rasooli-idle":
+        return RasooliDown(users={"a": (2, 2), "b": (0, 1)}, work_conserving=False,
+                           resolve_every=2)
+    if name == "dynamicmr-eager":  # speculates at once, kills stragglers, lends half
+        return DynamicMR("fair", borrow_map=0.5, speculation=Late(lag_s=0.0, cap=0.5),
+                         heartbeat_s=1.0)
+    if name == "pd-dynamicmr":
+        return DynamicMR("fifo", dhsa="pd", speculation=Late(lag_s=0.0), locality_delay_s=1.0)
     if name == "capacity2":
         return Capacity([CapacityQueue("a", 0.6, 1.0, "fair"), CapacityQueue("b", 0.4, 1.0)])
     if name == "fair-queues":
@@ -146,9 +183,9 @@ def _policy(name: str):
 @settings(max_examples=200, deadline=None)
 @given(scenarios())
 def test_yarn_invariants(scenario) -> None:
-    w, cluster, policy, slowstart, startup = scenario
+    w, cluster, policy, slowstart, startup, options = scenario
     res = simulate(w, cluster, _policy(policy), slowstart=slowstart, am_startup_s=startup,
-                   record=True)
+                   record=True, **options)
     _check_invariants(w, cluster, res)
 
 

@@ -3,7 +3,9 @@
 ``fifo``, ``fair`` (memory), ``drf``, ``fair+preemption`` / ``drf+preemption``, ``capacity``
 (queues from ``capacity_queues``), ``srpt`` (sizes from ``size_source``); the modules imported
 at the end register ``fair+reserve`` / ``drf+reserve``, ``fspy`` / ``fspy+ps``, ``hfsp`` /
-``hfsp+kill``, ``ltyarn`` and ``dress``.
+``hfsp+kill``, ``ltyarn``, ``dress``, MROrder's ``mk_jr`` / ``mk_tct_jr`` / ``tct`` /
+``mrorder`` / ``mrorder+tct`` / ``mrorder+fti``, ``rasooli``, and the MRv1 slot schedulers of
+:mod:`~jobsize.sim.schedulers.mrv1` and :mod:`~jobsize.sim.schedulers.dynamicmr`.
 """
 
 from __future__ import annotations
@@ -62,4 +64,14 @@ def make_scheduler(name: str, *, size_source: SizeSource | None = None,
 
 
 # These schedulers register themselves; they import this module's helpers first.
-from jobsize.sim.schedulers import dress, fspy, hfsp, ltyarn, reservations  # noqa: E402, F401
+from jobsize.sim.schedulers import (  # noqa: E402, F401
+    dress,
+    dynamicmr,
+    fspy,
+    hfsp,
+    ltyarn,
+    mrorder,
+    mrv1,
+    rasooli,
+    reservations,
+)

@@ -1,0 +1,84 @@
+"""Rasooli and Down's adaptive scheduler: the routing LP and the job selector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jobsize.errors import ConfigError
+from jobsize.sim.cluster import Cluster
+from jobsize.sim.eventloop import simulate
+from jobsize.sim.schedulers import make_scheduler
+from jobsize.sim.schedulers.class_routing import suggested_sets
+from jobsize.sim.schedulers.rasooli import EXP1_USERS, RasooliDown
+from jobsize.sim.workload import from_task_lists, make_jobs
+
+
+def test_two_by_two_example() -> None:
+    """§6's example: two classes, two resources, α1 = α2; R1 is the fastest for C1 but
+    μ11/μ12 < μ21/μ22, so R1 serves only C2: SC_1 = {C2}, SC_2 = {C1, C2}."""
+    alpha = np.array([2.45, 2.45])
+    mu = np.array([[9.0, 5.0], [2.0, 1.0]])
+    r = suggested_sets(alpha, mu)
+    assert r.suggested == (frozenset({1}), frozenset({0, 1}))
+    # by hand: R1 all to C2; 5·δ12 = 2 + (1 − δ12) balances the classes: δ12 = 1/2
+    assert r.lam == pytest.approx(2.5 / 2.45)
+    assert r.delta == pytest.approx(np.array([[0.0, 0.5], [1.0, 0.5]]))
+
+
+def test_lp_edge_cases() -> None:
+    r = suggested_sets(np.array([1.0, 0.0]), np.array([[1.0, 2.0], [1.0, 1.0]]))
+    assert all(1 not in s for s in r.suggested)  # a class that never arrives gets nothing
+    assert r.lam == pytest.approx(3.0)
+    assert suggested_sets(np.zeros(2), np.ones((2, 2))).suggested == (frozenset(), frozenset())
+    with pytest.raises(ConfigError):
+        suggested_sets(np.ones(3), np.ones((2, 2)))
+
+
+def test_suggested_classes_route_jobs_to_their_nodes() -> None:
+    # node 0 runs maps 4× faster, node 1 reduces 4× faster; map-heavy and reduce-heavy jobs
+    # alternate; the LP gives node 0 to the map-heavy class and node 1 to the reduce-heavy one
+    n = 12
+    # a map-heavy and a reduce-heavy job arrive together: both classes exist before routing
+    jobs = make_jobs(n, submit_s=(np.arange(n) // 2) * 1.0, queue="User5")
+    maps = [[8.0] * 8 if i % 2 == 0 else [1.0] for i in range(n)]
+    reds = [[1.0] if i % 2 == 0 else [8.0] * 8 for i in range(n)]
+    w = from_task_lists("het", jobs, maps, reds)
+    cluster = Cluster.parse("1x2x2@4/1+1x2x2@1/4", slots=True)
+    pol = RasooliDown(work_conserving=False)
+    res = simulate(w, cluster, pol, slowstart=1.0, record=True)
+    att = res.attempts
+    heavy_maps = att[(att.kind == 1) & (att.job % 2 == 0)]
+    heavy_reds = att[(att.kind == 2) & (att.job % 2 == 1)]
+    assert (heavy_maps.node == 0).all() and (heavy_reds.node == 1).all()
+    fifo = simulate(w, cluster, make_scheduler("fifo"), slowstart=1.0)
+    assert res.jobs.response_s.mean() < fifo.jobs.response_s.mean()
+
+
+def test_min_shares_first_by_priority_times_deficit() -> None:
+    # User1 (min share 50, priority 3) before User2 (20, 2) before User5 (no min share)
+    jobs = make_jobs(3, queue=np.array(["User5", "User2", "User1"]))
+    w = from_task_lists("users", jobs, [[5.0] * 4] * 3, [[], [], []])
+    res = simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler("rasooli"), record=True)
+    att = res.attempts.sort_values("start_s")
+    assert att.job.tolist()[:4] == [2, 2, 2, 2]
+    assert att.job.tolist()[4:8] == [1, 1, 1, 1]
+    assert EXP1_USERS["User1"] == (50, 3)
+
+
+def test_fairness_stage_shares_slots_by_priority() -> None:
+    # no min shares: the user furthest below its share per priority goes first
+    users = {"a": (0, 1), "b": (0, 3)}
+    jobs = make_jobs(2, queue=np.array(["a", "b"]))
+    w = from_task_lists("fair", jobs, [[10.0] * 20] * 2, [[], []])
+    res = simulate(w, Cluster.mrv1(1, 4, 1), RasooliDown(users=users), record=True)
+    at0 = res.attempts[res.attempts.start_s == 0].groupby("job").size()
+    # (assigned − 0)/priority ascending: b takes slots while assigned_b/3 ≤ assigned_a/1
+    assert at0.to_dict() == {0: 1, 1: 3}
+
+
+def test_runs_in_the_yarn_model() -> None:
+    jobs = make_jobs(4, queue=np.array(["User1", "User5", "User6", "User2"]))
+    w = from_task_lists("yarn", jobs, [[3.0] * 5] * 4, [[2.0]] * 4)
+    res = simulate(w, Cluster.parse("2x8g×8@2+1x8g×8"), make_scheduler("rasooli"))
+    assert res.jobs.finish_s.notna().all()
