@@ -222,7 +222,7 @@ class Fair(Policy):
         # would only make it the next one starved (and containers would change hands forever).
         for _, j in reversed(over):
             for cid in reversed(self.sim.containers(j)):
-                kind, _, node, _ = sim.container(cid)  # type: ignore[misc]
+                kind, _, node = sim.container(cid)[:3]  # type: ignore[index]
                 amount = self._amount(j, kind)
                 if need <= 1e-12:
                     break
