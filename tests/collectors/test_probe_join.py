@@ -143,6 +143,7 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_map_output_records": 2, "probe_reduce_input_records": 2,
         "probe_reduce_output_bytes": 3, "probe_wall_ms": 3500.0,
         "probe_map_tasks": 1, "probe_reduce_tasks": 1, "probe_reduce_input_groups": 2,
+        "probe_map_processes": 1,
         "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
         "probe_map_cpu_ms": 900.0, "probe_reduce_cpu_ms": 300.0,
         # one map and one reduce: no shape to tell
