@@ -40,6 +40,7 @@ import pandas as pd
 
 from jobsize.errors import ConfigError, InputError, JobsizeError
 from jobsize.sim.size_sources import (
+    QUANTILES,
     ExactSizes,
     LognormalSizes,
     SizeEstimates,
@@ -112,7 +113,8 @@ class WithProbe(SizeSource):
         est = self.source.estimate(workload)
         delay = np.maximum(est.known_after_s, self.probe.durations(workload))
         return SizeEstimates(est.map_time_s, est.reduce_time_s, est.size_mb_s, delay,
-                             f"{est.source} (probe: {self.probe.describe(workload)})")
+                             f"{est.source} (probe: {self.probe.describe(workload)})",
+                             est.quantiles)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,13 +133,18 @@ class OnlineSizer:
 
     def predict(self, j: int) -> tuple[float, float] | None:
         """(SE_m, SE_r) of job ``j`` in seconds, or None if the model cannot size it."""
+        p = self.prediction(j)
+        return None if p is None else (max(p.SE_m, 0.0), max(p.SE_r, 0.0))
+
+    def prediction(self, j: int) -> Any:
+        """The model's whole :class:`~jobsize.models.prediction.Prediction` of job ``j``
+        (intervals and quantiles too), or None if the model cannot size it."""
         from jobsize.predictor import predict
 
         try:
-            p = predict(self.predictor, self.records[j], self.cluster)
+            return predict(self.predictor, self.records[j], self.cluster)
         except JobsizeError:
             return None
-        return max(p.SE_m, 0.0), max(p.SE_r, 0.0)
 
     def history(self, j: int) -> tuple[float, float] | None:
         """(SE_m, SE_r) from historical mean task times, as for an uber job."""
@@ -215,17 +222,26 @@ class ModelSizes(SizeSource):
         # a job is predicted when its probe ends — or, had it finished first, when it ended,
         # from the jobs that finished strictly before (never from itself)
         at_ms = np.minimum(submit + delay * 1000.0, finish)
+        # quantiles as multiples of the model's own point S, applied to the simulator's S
+        spread = {p: np.ones(n) for p in QUANTILES}
         for j in np.argsort(at_ms, kind="stable"):
             at = at_ms[j]
             while self.learn and learned < n and finish[by_finish[learned]] < at:
                 sizer.observe(int(by_finish[learned]))
                 learned += 1
-            got = sizer.predict(int(j))
-            if got is None:
+            p = sizer.prediction(int(j))
+            if p is None:
                 got = sizer.history(int(j))
                 delay[j] = math.inf  # never sized by a probe
-            se_m[j], se_r[j] = got if got is not None else (0.0, 0.0)
-        return SizeEstimates.from_phases(workload, se_m, se_r, delay, self.name)
+                se_m[j], se_r[j] = got if got is not None else (0.0, 0.0)
+                continue
+            se_m[j], se_r[j] = max(p.SE_m, 0.0), max(p.SE_r, 0.0)
+            for q, value in p.quantiles.items():
+                if q in spread and p.S.memory > 0:
+                    spread[q][j] = value / p.S.memory
+        est = SizeEstimates.from_phases(workload, se_m, se_r, delay, self.name)
+        est.quantiles.update({q: est.size_mb_s * f for q, f in spread.items()})
+        return est
 
 
 def _column_ms(workload: Workload, name: str, default: np.ndarray) -> np.ndarray:
@@ -336,7 +352,24 @@ class ErrorDistributionSizes(SizeSource):
         rm, rr = self.draw(size, (workload.n_reduces > 0) & (se_r > 0),
                            job_uniforms(workload, self.seed, "errors"))
         delay = self.probe.durations(workload)
-        return SizeEstimates.from_phases(workload, se_m * rm, se_r * rr, delay, self.name)
+        est = SizeEstimates.from_phases(workload, se_m * rm, se_r * rr, delay, self.name)
+        est.quantiles.update(self._quantiles(est.size_mb_s))
+        return est
+
+    def _quantiles(self, estimate: np.ndarray) -> dict[float, np.ndarray]:
+        """Quantiles of the actual S given the estimate: the estimate over the quantiles of
+        the predicted/actual ratio among reference jobs of the estimate's size decile."""
+        decile = _deciles(estimate)
+        ratio = self._ratio_m  # S is mostly map time: the map ratio stands for S's
+        out = {p: np.empty(len(estimate)) for p in QUANTILES}
+        for d in range(DECILES):
+            rows = decile == d
+            pool = ratio[self._decile == d]
+            pool = pool if len(pool) else ratio
+            for p in QUANTILES:
+                # actual = estimate / ratio, so actual's p-quantile uses the ratio's (1 − p)
+                out[p][rows] = estimate[rows] / np.quantile(pool, 1.0 - p)
+        return out
 
 
 def _deciles(values: np.ndarray) -> np.ndarray:

@@ -8,7 +8,9 @@ distribution) implement the same two members:
 - ``name`` — how reports name the source (``exact``, ``lognormal(σ=0.5)``, ...);
 - ``estimate(workload) -> SizeEstimates`` — per-job estimates aligned with the workload's jobs,
   with ``known_after_s``, the delay after submission before the estimate exists (0 for exact
-  and lognormal sources; a probe's latency for a fitted model).
+  and lognormal sources; a probe's latency for a fitted model), and quantiles of each job's
+  actual S where the source knows its own uncertainty (:meth:`SizeEstimates.quantile`), so a
+  policy can order by a pessimistic size as well as by the point.
 
 Sizes follow eq 5: S = R_m·SE_m + R_r·SE_r in memory MB·s (AM excluded), with the per-phase
 parts SE_m, SE_r in seconds of task time.
@@ -18,13 +20,16 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
 
 from jobsize.errors import ConfigError
 from jobsize.sim.workload import Workload
+
+#: Probabilities at which sources that know their uncertainty give quantiles of S.
+QUANTILES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,18 @@ class SizeEstimates:
     size_mb_s: np.ndarray  # S (eq 5), memory MB·s
     known_after_s: np.ndarray  # delay after submission before the estimate is available
     source: str = ""
+    #: probability → per-job quantile of the actual S (memory MB·s), where the source has them
+    quantiles: dict[float, np.ndarray] = field(default_factory=dict)
+
+    def quantile(self, p: float) -> np.ndarray:
+        """Per-job quantile ``p`` of the actual S, at the nearest probability the source
+        gives."""
+        if not self.quantiles:
+            raise ConfigError(f"size source {self.source!r} gives no quantiles")
+        if not 0.0 < p < 1.0:
+            raise ConfigError(f"quantile probability must be in (0, 1), found {p!r}")
+        nearest = min(self.quantiles, key=lambda q: (abs(q - p), q))
+        return self.quantiles[nearest]
 
     @classmethod
     def from_phases(cls, workload: Workload, se_m: np.ndarray, se_r: np.ndarray,
@@ -63,8 +80,10 @@ class ExactSizes(SizeSource):
     name = "exact"
 
     def estimate(self, workload: Workload) -> SizeEstimates:
-        return SizeEstimates.from_phases(workload, workload.map_work_s(),
-                                         workload.reduce_work_s(), source=self.name)
+        est = SizeEstimates.from_phases(workload, workload.map_work_s(),
+                                        workload.reduce_work_s(), source=self.name)
+        est.quantiles.update(dict.fromkeys(QUANTILES, est.size_mb_s))  # no uncertainty
+        return est
 
 
 def job_uniforms(workload: Workload, seed: int, stream: str = "") -> np.ndarray:
@@ -110,8 +129,13 @@ class LognormalSizes(SizeSource):
 
     def estimate(self, workload: Workload) -> SizeEstimates:
         f = self.factors(workload)
-        return SizeEstimates.from_phases(workload, workload.map_work_s() * f,
-                                         workload.reduce_work_s() * f, source=self.name)
+        est = SizeEstimates.from_phases(workload, workload.map_work_s() * f,
+                                        workload.reduce_work_s() * f, source=self.name)
+        # actual = estimate·exp(−σZ): its quantiles are the estimate's times exp(σ·z_p)
+        inv = NormalDist().inv_cdf
+        est.quantiles.update({p: est.size_mb_s * float(np.exp(self.sigma * inv(p)))
+                              for p in QUANTILES})
+        return est
 
 
 def size_source(spec: str | float | None, seed: int = 0) -> SizeSource:

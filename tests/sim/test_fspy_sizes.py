@@ -196,3 +196,32 @@ def test_error_distribution_draws_belong_to_the_job() -> None:
         return src.estimate(seg).map_time_s / seg.map_work_s()
 
     assert not np.allclose(ratios(0, 20), ratios(20, 40))
+
+
+def test_sources_give_quantiles_of_the_actual_size(history) -> None:
+    w = workload_of(history.iloc[80:].reset_index(drop=True))
+    exact = ExactSizes().estimate(w)
+    assert (exact.quantile(0.9) == exact.size_mb_s).all()
+    lognormal = LognormalSizes(0.5, seed=1).estimate(w)
+    # the actual size is the estimate over exp(σZ): its median is the estimate
+    assert np.allclose(lognormal.quantile(0.5), lognormal.size_mb_s)
+    assert (lognormal.quantile(0.95) > lognormal.quantile(0.05)).all()
+    # nearest probability the source has
+    assert (lognormal.quantile(0.94) == lognormal.quantile(0.95)).all()
+    with pytest.raises(ConfigError, match="probability"):
+        lognormal.quantile(1.0)
+    model = SizePredictor().fit(history.iloc[:80])
+    est = ModelSizes(model, learn=False).estimate(w)
+    probed = ~w.jobs["uber"].to_numpy(bool)
+    low, mid, high = (est.quantile(p)[probed] for p in (0.05, 0.5, 0.95))
+    assert (low <= mid).all() and (mid <= high).all() and (low < high).any()
+    errors = ErrorDistributionSizes(_pairs(), seed=4, label="hand").estimate(w)
+    assert (errors.quantile(0.05) <= errors.quantile(0.95)).all()
+
+
+def test_a_source_without_quantiles_says_so() -> None:
+    from jobsize.sim.size_sources import SizeEstimates
+
+    bare = SizeEstimates(np.ones(2), np.ones(2), np.ones(2), np.zeros(2), "hand")
+    with pytest.raises(ConfigError, match="gives no quantiles"):
+        bare.quantile(0.5)
