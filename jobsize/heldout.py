@@ -100,7 +100,9 @@ class Design:
     size uniform among ``split_sizes`` (larger when N_m would exceed ``max_maps``), N_m the
     input's split count and N_r the workload's typical reduce count for the input. ``conf`` is
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
-    the configuration defaults, as when a user gives none.
+    the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
+    sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
+    1/max(N_m, N_r)).
     """
 
     kinds: tuple[str, ...] = tuple(sorted(HELD_OUT))
@@ -111,6 +113,7 @@ class Design:
     split_sizes: tuple[int, ...] = SPLIT_SIZES
     max_maps: int = 200
     conf: Mapping[str, str] = field(default_factory=dict)
+    max_fraction: float | None = None
 
     def __post_init__(self) -> None:
         kinds = tuple(dict.fromkeys(self.kinds))
@@ -125,6 +128,9 @@ class Design:
                 not math.isfinite(self.max_mib * self.scale):
             raise ConfigError(f"input sizes must satisfy 0 < min ≤ max and scale > 0, got "
                               f"{self.min_mib}-{self.max_mib} MiB × {self.scale}")
+        if self.max_fraction is not None and not 0 < self.max_fraction <= 1:
+            raise ConfigError(f"the probe's largest fraction must be in (0, 1], got "
+                              f"{self.max_fraction!r}")
         object.__setattr__(self, "kinds", kinds)
         object.__setattr__(self, "split_sizes", tuple(int(b) for b in self.split_sizes))
         object.__setattr__(self, "conf", {str(k): str(v) for k, v in dict(self.conf).items()})
@@ -137,7 +143,9 @@ class Design:
         """What a directory must be resumed with (the job count may grow: later jobs extend)."""
         return {"kinds": list(self.kinds), "min_mib": self.min_mib, "max_mib": self.max_mib,
                 "scale": self.scale, "split_sizes": list(self.split_sizes),
-                "max_maps": self.max_maps, "conf": dict(self.conf)}
+                "max_maps": self.max_maps, "conf": dict(self.conf),
+                # only when set, so directories made before the option resume as they were
+                **({} if self.max_fraction is None else {"max_fraction": self.max_fraction})}
 
     def draw(self, seed: int, index: int) -> Draw:
         """Job ``index`` of the evaluation of ``seed`` — a pure function of its arguments."""
@@ -310,7 +318,8 @@ class HeldOutTrace(BenchTrace):
             reduce_memory_mb=c.reduce_memory_mb, reduce_vcores=c.reduce_vcores,
             am_memory_mb=c.am_memory_mb, am_vcores=c.am_vcores,
             split_bytes=split_bytes_for(paths, n_maps, draw.split_bytes),
-            max_splits=DEFAULT_MAX_SPLITS, seed=draw.probe_seed, max_fraction=None,
+            max_splits=DEFAULT_MAX_SPLITS, seed=draw.probe_seed,
+            max_fraction=self.design.max_fraction,
             job_name=name, conf=conf)
         history = self.dir.probe_history / str(draw.index)
         shutil.rmtree(history, ignore_errors=True)

@@ -25,6 +25,7 @@ from jobsize.models.evaluation import (
 from jobsize.benchtrace import Distribution, draw_jobs
 from jobsize.bundled import reference_trace
 from jobsize.cli import main
+from jobsize.errors import ConfigError
 from jobsize.heldout import (
     Design,
     flat_job,
@@ -112,6 +113,16 @@ def test_resume_keeps_recorded_jobs_and_refuses_other_settings(evaluated, capsys
     assert main([*args[:-6], "--scale", "0.01", *args[-4:], "--jobs-per-kind", "2"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("jobsize: error: ") and "evaluate.json" in err
+    # a capped probe is another evaluation, refused on this directory too
+    assert main([*args, "--jobs-per-kind", "2", "--max-fraction", "0.03"]) == 2
+    assert "evaluate.json" in capsys.readouterr().err
+
+
+def test_a_capped_probe_fraction_is_part_of_the_design():
+    assert "max_fraction" not in Design().settings()  # directories made before it resume
+    assert Design(max_fraction=0.03).settings()["max_fraction"] == 0.03
+    with pytest.raises(ConfigError, match="largest fraction"):
+        Design(max_fraction=0.0)
 
 
 def test_another_model_on_an_evaluation_directory_is_refused(evaluated, tmp_path, capsys):

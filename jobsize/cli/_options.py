@@ -59,6 +59,17 @@ def positive_number(text: str) -> float:
     return value
 
 
+def fraction(text: str) -> float:
+    """A number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
+    return value
+
+
 def level(text: str) -> float:
     """An interval level (coverage): a number strictly between 0 and 1."""
     try:

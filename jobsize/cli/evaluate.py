@@ -21,6 +21,7 @@ from jobsize.cli._options import (
     byte_size,
     containers,
     count,
+    fraction,
     level,
     positive_number,
     property_pair,
@@ -75,6 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default=[], metavar="KEY=VALUE",
                         help="a job property given to probe, predict and run alike "
                         "(repeatable; default: none, the configuration's defaults)")
+    parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
+                        help="cap each probe's sample at this fraction of the job's input, as "
+                        "`jobsize probe --max-fraction` does (default: Algorithm 1's "
+                        "1/max(N_m, N_r))")
     add_parallel(parser, help="engine process pool size (default: the engine's default)")
     parser.add_argument("--input-cache", type=byte_size, default=None, metavar="BYTES",
                         help="generated input kept for later jobs (default: 2G)")
@@ -94,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
     conf = dict(args.properties)
     design = Design(**({"kinds": args.kinds} if args.kinds else {}),
-                    jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf)
+                    jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
+                    max_fraction=args.max_fraction)
     console = Console()
     if args.dry_run:
         draws = [design.draw(args.seed, i) for i in range(design.jobs)]

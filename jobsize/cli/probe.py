@@ -27,6 +27,7 @@ from jobsize.cli._options import (
     add_webhdfs_arguments,
     containers,
     count,
+    fraction,
     reducer_of,
     webhdfs_options,
 )
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
-    parser.add_argument("--max-fraction", type=_fraction, default=None, metavar="F",
+    parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
                         help="cap the sample at this fraction of the input (default: "
                         "Algorithm 1's 1/max(N_m, N_r))")
     parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
@@ -70,16 +71,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with --hadoop: HDFS output directory of the probe "
                         "(default: the upload directory + '-out')")
     parser.set_defaults(func=run)
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
-    return value
 
 
 def _is_webhdfs(path: str) -> bool:
