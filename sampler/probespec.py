@@ -159,11 +159,12 @@ class ProbeSpec:
         return input_splits(self.inputs, self.split_bytes, **options)
 
     def take_sample(self, splits: Sequence[Split] | None = None, **options: Any) -> Sample:
-        """Algorithm 1 over the job's input (its splits are listed unless given)."""
+        """Algorithm 1 over the job's input (its splits are listed unless given), holding at
+        least one record whenever the input does: a probe of nothing measures nothing."""
         if splits is None:
             splits = self.splits(**options)
         return sample(splits, self.n_maps, self.n_reduces, self.max_splits, self.seed,
-                      max_fraction=self.max_fraction)
+                      max_fraction=self.max_fraction, nonempty=True)
 
     def plan(self, input_bytes: int | None = None, **options: Any) -> ProbePlan:
         """Whether to probe this job (see :func:`plan_probe`); lists the input if needed."""

@@ -154,12 +154,15 @@ def sample(
     *,
     progress: Callable[..., None] | None = None,
     max_fraction: float | None = None,
+    nonempty: bool = False,
 ) -> Sample:
     """Draw the probe's sample from ``splits`` (Algorithm 1, record-aligned).
 
     ``seed`` makes the sample reproducible; without one a fresh seed is drawn and recorded in
     :attr:`Sample.seed`. ``progress`` is called once per chosen split. ``max_fraction`` caps
-    the sample fraction (:func:`plan`).
+    the sample fraction (:func:`plan`). Algorithm 1's ranges may hold no whole record (a tiny
+    fraction, records longer than a range); with ``nonempty`` the sample then takes the first
+    record after the first chosen range instead, as a probe needs (eq 8 divides by f_p).
     """
     if seed is None:
         seed = secrets.randbits(63)
@@ -183,6 +186,8 @@ def sample(
                                       len(data), fetched, unit))
         if progress is not None:
             progress()
+    if nonempty and picked and not any(pieces):
+        pieces, chosen = _first_record(splits, picked[0], p.n_units, chosen)
     data = b"".join(pieces)
     input_bytes = total_bytes(splits)
     return Sample(
@@ -199,6 +204,28 @@ def sample(
         n_reduces=n_reduces,
         max_splits=max_splits,
     )
+
+
+def _first_record(splits: Sequence[Split], unit: int, units: int, chosen: list[ChosenSplit]
+                  ) -> tuple[list[bytes], list[ChosenSplit]]:
+    """The first whole record(s) of map input ``unit`` starting after where its empty range
+    began, read in a range that doubles until it holds one (none if the unit has none)."""
+    at_chosen = [c for c in chosen if c.unit == unit]
+    for run in _unit_runs(splits, unit, units):
+        start = next((c.offset for c in at_chosen if c.path == run.path
+                      and run.start <= c.offset <= run.end), run.start)
+        for at in dict.fromkeys((start, run.start)):  # after the range, else the run's start
+            n = 64
+            while True:
+                n = min(n, run.end - at)
+                first, data, fetched = read_records(run, at, n)
+                if data or at + n >= run.end:
+                    break
+                n *= 2
+            if data:
+                return [data], [ChosenSplit(run.path, run.start, run.length, at, n, first,
+                                            len(data), fetched, unit)]
+    return [], chosen
 
 
 def _unit_runs(splits: Sequence[Split], unit: int, units: int) -> list[Split]:

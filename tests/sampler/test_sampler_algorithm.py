@@ -377,3 +377,32 @@ def test_sparse_fisher_yates_draws_what_the_list_version_draws() -> None:
         k = min(n, seed % 7 + 1)
         assert choose_splits(n, k, np.random.default_rng(seed)) == listed(
             n, k, np.random.default_rng(seed))
+
+
+def test_a_nonempty_sample_takes_the_first_record_after_an_empty_range(tmp_path: Path) -> None:
+    # records of 100 bytes, a 0.1 % cap: every range is far shorter than one record
+    path = tmp_path / "in"
+    lines = [b"%03d" % i + b"x" * 96 + b"\n" for i in range(200)]
+    path.write_bytes(b"".join(lines))
+    splits = local_splits(path, 4096)
+    empty = 0
+    for seed in range(40):
+        bare = sample(splits, 5, 1, seed=seed, max_fraction=0.001)
+        if bare.data:  # a 4-byte range caught a record's start: nothing to make up
+            assert sample(splits, 5, 1, seed=seed, max_fraction=0.001,
+                          nonempty=True) == bare
+            continue
+        empty += 1
+        taken = sample(splits, 5, 1, seed=seed, max_fraction=0.001, nonempty=True)
+        assert taken.data and taken.fraction > 0
+        assert taken.data in b"".join(lines) and taken.data.count(b"\n") <= 2
+        assert taken.data.startswith(tuple(lines))  # whole records, from a record boundary
+        (chosen,) = taken.splits_chosen
+        assert chosen.data_bytes == len(taken.data)
+    assert empty >= 20  # most ranges hold no record
+
+
+def test_a_nonempty_sample_of_an_input_without_records_stays_empty(tmp_path: Path) -> None:
+    path = tmp_path / "in"
+    path.write_bytes(b"")
+    assert sample(local_splits(path), 1, 1, seed=0, nonempty=True).data == b""
