@@ -116,13 +116,9 @@ def run_probe(
     a cluster probe's does, so its history joins to the job's.
     """
     from jobsize.sampler.probespec import probe_properties, probe_record
-    from jobsize.sampler.sampling import sample as draw
 
     t0 = time.perf_counter()
-    if splits is None:
-        splits = spec.splits(**split_options)
-    drawn = draw(splits, spec.n_maps, spec.n_reduces, max_splits=spec.max_splits,
-                 seed=spec.seed, max_fraction=spec.max_fraction)
+    drawn = spec.take_sample(splits, **split_options)
     with tempfile.TemporaryDirectory(prefix="jobsize-probe-", dir=work_dir) as tmp:
         directory = Path(tmp)
         sample_path, map_tasks = _sample_file(drawn, directory)

@@ -106,3 +106,15 @@ def test_probe_tells_the_mapper_the_original_file(engine, programs, tmp_path):
     told = [Path(p).name for p in log.read_text().split()]
     assert set(told) == {"left.txt", "right.txt"} and len(told) <= 4
     assert probe["probe_reduce_input_records"] == probe["probe_map_output_records"] > 0
+
+
+def test_a_capped_probe_of_long_records_still_probes_one(engine, programs, tmp_path):
+    # 30 records of 2 KB and a 0.1 % cap: Algorithm 1's ranges (2 bytes each) hold no record
+    path = tmp_path / "long.txt"
+    path.write_text("".join(f"w{i} " * 500 + "\n" for i in range(30)))
+    spec = ProbeSpec(mapper=programs["wc_map"], reducer=programs["wc_reduce"],
+                     inputs=(str(path),), n_maps=4, n_reduces=1,
+                     split_bytes=path.stat().st_size // 4 + 1, seed=2, max_fraction=0.001)
+    probe = run_probe(spec, engine=engine)
+    assert 0 < probe["probe_fraction"] <= 2 / 30 + 1e-9  # one record (two at most)
+    assert probe["probe_map_output_records"] >= 500
