@@ -87,20 +87,33 @@ size_sources = st.one_of(
 @given(data=st.data())
 def test_every_scheduler_terminates_with_the_invariants(name: str, data) -> None:
     slots = data.draw(st.booleans()) if _slot_modes[name] else False
-    w, cluster, _, slowstart, startup = data.draw(scenarios(slots=slots))
+    w, cluster, _, slowstart, startup, options = data.draw(scenarios(slots=slots))
     source = data.draw(size_sources)
     policy = make_scheduler(name, size_source=source)
-    res = simulate(w, cluster, policy, slowstart=slowstart, am_startup_s=startup, record=True)
+    res = simulate(w, cluster, policy, slowstart=slowstart, am_startup_s=startup, record=True,
+                   **options)
     _check_invariants(w, cluster, res)
 
 
-@pytest.mark.parametrize("name", ["capacity2", "fair-queues", "fair+preemption"])
+@pytest.mark.parametrize("name", ["capacity2", "fair-queues", "fair+preemption", "ltyarn-tree",
+                                  "dress-lend"])
 @LONG
-@given(scenarios())
+@given(scenarios(slots=False))
 def test_configured_schedulers_terminate_with_the_invariants(name: str, scenario) -> None:
-    w, cluster, _, slowstart, startup = scenario
+    w, cluster, _, slowstart, startup, options = scenario
     res = simulate(w, cluster, _policy(name), slowstart=slowstart, am_startup_s=startup,
-                   record=True)
+                   record=True, **options)
+    _check_invariants(w, cluster, res)
+
+
+@pytest.mark.parametrize("name", ["mrorder-fti", "rasooli-idle", "dynamicmr-eager",
+                                  "pd-dynamicmr"])
+@LONG
+@given(scenarios(slots=True))
+def test_configured_slot_schedulers_terminate_with_the_invariants(name: str, scenario) -> None:
+    w, cluster, _, slowstart, startup, options = scenario
+    res = simulate(w, cluster, _policy(name), slowstart=slowstart, am_startup_s=startup,
+                   record=True, **options)
     _check_invariants(w, cluster, res)
 
 

@@ -93,7 +93,8 @@ def _check_invariants(w: Workload, cluster: Cluster, res) -> None:
 
 @st.composite
 def scenarios(draw, slots: bool | None = None):
-    """(workload, cluster, policy name, slow-start, AM start-up); ``slots`` fixes the model."""
+    """(workload, cluster, policy name, slow-start, AM start-up, simulate options: node speeds,
+    locality, stragglers); ``slots`` fixes the model."""
     slots = draw(st.booleans()) if slots is None else slots
     n_nodes = draw(st.integers(1, 4))
     if slots:
