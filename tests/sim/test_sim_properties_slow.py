@@ -34,7 +34,7 @@ def _check_invariants(w, cluster, res) -> None:
     ends and not before its submission."""
     rows = res.attempts[["job", "kind", "task", "node", "start_s", "end_s", "completed", "r0",
                          "r1"]].to_numpy().tolist()
-    cap = cluster.capacity.tolist()
+    cap = cluster.units.tolist()  # slot units where slots are weighted
     events: dict[int, list[tuple[float, int, int, int]]] = {}
     done: dict[tuple[int, int], list[int]] = {}
     last: dict[int, float] = {}
