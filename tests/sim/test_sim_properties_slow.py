@@ -63,16 +63,18 @@ def _check_invariants(w, cluster, res) -> None:
             assert first[j] >= submit[j] - 1e-12
 
 
-def _has_slot_mode(name: str) -> bool:
+def _runs_in(name: str, cluster: Cluster) -> bool:
     w = from_task_lists("probe", make_jobs(1), [[1.0]], [[1.0]])
     try:
-        simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler(name))
+        simulate(w, cluster, make_scheduler(name))
     except ConfigError:
         return False
     return True
 
 
-_slot_modes = {name: _has_slot_mode(name) for name in SCHEDULERS}
+#: The cluster models each scheduler runs in: (YARN containers, MRv1 slots).
+_modes = {name: (_runs_in(name, Cluster.homogeneous(1, 8192, 8)),
+                 _runs_in(name, Cluster.mrv1(1, 1, 1))) for name in SCHEDULERS}
 
 size_sources = st.one_of(
     st.just(ExactSizes()),
@@ -86,7 +88,8 @@ size_sources = st.one_of(
 @LONG
 @given(data=st.data())
 def test_every_scheduler_terminates_with_the_invariants(name: str, data) -> None:
-    slots = data.draw(st.booleans()) if _slot_modes[name] else False
+    yarn, slot = _modes[name]
+    slots = data.draw(st.booleans()) if yarn and slot else slot
     w, cluster, _, slowstart, startup, options = data.draw(scenarios(slots=slots))
     source = data.draw(size_sources)
     policy = make_scheduler(name, size_source=source)
