@@ -280,6 +280,12 @@ class Simulation:
         rec = self._events.get(cid)
         return None if rec is None else rec[:5]
 
+    def frees_room(self, node: int) -> bool:
+        """Whether a task or extra container on ``node`` is timed to end (a reduce waiting for
+        its maps, or an AM, ends only when other work does)."""
+        return any(rec[2] == node and MAP <= rec[0] <= EXTRA and rec[7] != WAITING
+                   for rec in self._events.values() if len(rec) > 7)
+
     def held(self, cid: int) -> tuple[int, int]:
         """Resources a running task or extra container holds (slot units in the slot mode)."""
         rec = self._events.get(cid)
@@ -818,7 +824,9 @@ class Simulation:
         started early hold the room they need while waiting for those very maps. As
         MapReduce's ApplicationMaster does when its maps cannot be scheduled (reduce
         preemption), kill waiting reduces — the stuck job's own first, newest first — on the
-        node where the fewest make a map fit. Returns whether it killed any."""
+        node where the fewest make a map fit, and ramp down the reduces of every job whose maps
+        wait: no new reduce until one more of the job's maps has finished, so the room goes to
+        a map and not straight back to a reduce. Returns whether it killed any."""
         events, req0, req1 = self._events, self.req0, self.req1
         waiting = [cid for cids in self._waiting.values() for cid in cids if cid in events]
         for j in range(self.n):
@@ -842,8 +850,20 @@ class Simulation:
             if best:
                 for cid in best:
                     self.kill(cid)
+                # every job whose maps wait ramps its reduces down, as each one's AM would:
+                # the room freed goes to a map, never straight back to another reduce
+                for k in range(self.n):
+                    if self.phase[k] == 3 and self.maps_todo[k]:
+                        self._ramp_down_reduces(k)
                 return True
         return False
+
+    def _ramp_down_reduces(self, j: int) -> None:
+        """Hold ``j``'s reduces back until one more of its maps finishes (slow-start again)."""
+        if self.reduce_ready[j]:
+            self.reduce_ready[j] = False
+            self.pending -= self.reduces_todo[j]
+        self._red_threshold[j] = min(self.maps_done[j] + 1, self.n_maps[j])
 
     def _progress_bounds(self) -> tuple[float, int]:
         """Progress guard: the latest time any run that makes progress can reach (every job's

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import Simulation, simulate
-from jobsize.sim.policy import AM
+from jobsize.sim.locality import BlockLocality
+from jobsize.sim.policy import AM, MAP
 from jobsize.sim.schedulers import Fair, make_scheduler
 from jobsize.sim.schedulers.fspy import FSPY
 from jobsize.sim.schedulers.hfsp import HFSP
@@ -37,6 +41,9 @@ def test_who_may_reserve() -> None:
     res = NodeReservations(sim)
     sim.phase[:] = [1, 1, 1]
     sim.free0[0] = 1024
+    # nothing runs on node 0 that will end: it gains no room, so no one may hold it
+    assert not res.reservable(1, 0)
+    sim._events[999] = (MAP, 0, 0, 0.0, 0, 3072, 3, 10.0, 1.0)  # a map timed to end at 10 s
     assert res.reservable(1, 0)  # 1536 > 1024 free, ≤ 4096 on the node
     assert not res.reservable(0, 0)  # its AM fits: nothing to reserve for
     assert not res.reservable(2, 0)  # larger than node 0 itself (it fits node 1)
@@ -47,6 +54,11 @@ def test_who_may_reserve() -> None:
     sim.am_used0 = 0
     res.reserve(0, 1)
     assert not res.reservable(1, 1)  # one node per job
+    assert res.serve(0) is None  # still no room, and the map will free some: keep it
+    del sim._events[999]
+    assert res.serve(0) is RELEASED and not res.count  # no room coming: let it go
+    sim._events[999] = (MAP, 0, 0, 0.0, 0, 3072, 3, 10.0, 1.0)
+    res.reserve(0, 1)
     sim.free0[0] = 4096
     assert res.serve(0) == (1, AM) and 0 not in res.nodes
     res.reserve(0, 1)
@@ -67,3 +79,39 @@ def test_no_reservations_in_the_slot_mode() -> None:
     for name in ("fair+reserve", "drf+reserve"):
         res = simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler(name), slowstart=0.0)
         assert res.jobs.finish_s.tolist() == [0.0, 0.0]
+
+
+def _stalling_workload(reduce_mb: list[int], am_mb: list[int]):
+    """Found on fresh seeds by the slow invariant tests: two 4 GB nodes, slow-start 0, reduces
+    of jobs whose maps wait holding the room those maps need, and node reservations."""
+    maps = [[0.538, 7.946], [6.688, 7.600, 8.043, 4.309], [5.453, 1.676, 0.0],
+            [0.65, 0.0, 8.338, 1.083, 1.25], [], [3.547, 2.872, 0.690, 5.540, 0.0],
+            [3.0, 0.8, 5.102, 0.0]]
+    reduces = [[4.908, 4.070, 8.360], [0.160, 0.641, 0.942], [], [4.213, 4.825], [0.0],
+               [0.0, 0.884, 5.711], [5.581, 2.413]]
+    tails = [[0.0, 0.0, 3.898], [0.110, 0.0, 0.345], [], [0.958, 3.034], [0.0],
+             [0.0, 0.579, 0.627], [5.560, 0.434]]
+    jobs = make_jobs(7, submit_s=np.array([1.0, 4.328, 4.496, 6.949, 12.34, 16.049, 17.481]),
+                     map_mb=np.array([1024, 1536, 1024, 1024, 1536, 2048, 1024]),
+                     reduce_mb=np.array(reduce_mb), am_mb=np.array(am_mb),
+                     uber=np.array([False, False, False, False, True, False, False]),
+                     queue=np.array(["a", "b", "a", "a", "a", "a", "a"]),
+                     weight=np.array([1.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0]))
+    return from_task_lists("stall", jobs, maps, reduces, tails)
+
+
+@pytest.mark.parametrize(("reduce_mb", "am_mb"), [
+    # a reduce killed for one job's map came straight back for another job's reduce
+    ([2048, 1024, 1536, 1536, 2048, 1024, 1536], [1024, 1536, 2048, 2048, 1024, 2048, 2048]),
+    # the freed room was reserved for a map larger than a node held only by AMs could fit
+    ([1536, 1024, 1024, 2048, 1536, 1536, 1536], [1536, 1024, 2048, 1024, 1024, 1024, 1536]),
+])
+def test_reduces_ramp_down_and_no_node_is_held_that_gains_no_room(reduce_mb, am_mb) -> None:
+    w = _stalling_workload(reduce_mb, am_mb)
+    cluster = Cluster(capacity=np.array([[4096, 4], [4096, 4]]), slots=False,
+                      speed=np.array([[1.0, 3.0], [0.5, 1.0]]), slot_weights=(1, 1))
+    for name in ("drf+reserve", "fair+reserve"):
+        res = simulate(w, cluster, make_scheduler(name), slowstart=0.0,
+                       locality=BlockLocality(replication=3, remote_s=2.5, seed=3),
+                       record=True)
+        assert np.isfinite(res.jobs.finish_s).all()

@@ -58,8 +58,10 @@ class NodeReservations:
 
     def reservable(self, j: int, node: int, probe: bool = False) -> bool:
         """Whether ``j`` may reserve ``node``: its next container is larger than the node's
-        free room but not than the node, an AM would pass the max AM share, and ``j`` holds
-        fewer than ``max_per_job`` reservations."""
+        free room but not than the node, an AM would not pass the max AM share, ``j`` holds
+        fewer than ``max_per_job`` reservations, and a running task on the node is timed to
+        end — a node held only by AMs and reduces waiting for maps gains no room until other
+        work ends, and reserving it could keep that work from ever starting."""
         sim = self.sim
         if sim.slots or self.count.get(j, 0) >= self.max_per_job:
             # MRv1 slots are reserved by no one: a job waiting for a reduce slot must not
@@ -70,7 +72,8 @@ class NodeReservations:
                 sim.am_used0 + r0 > sim.am_limit0 or sim.am_used1 + r1 > sim.am_limit1):
             return False  # held back by the max AM share, not by this node's free room
         cap0, cap1 = sim.cluster.capacity[node]
-        return not self.fits(j, node, probe) and r0 <= cap0 and r1 <= cap1
+        return (not self.fits(j, node, probe) and r0 <= cap0 and r1 <= cap1
+                and sim.frees_room(node))
 
     def reserve(self, node: int, j: int, probe: bool = False) -> None:
         self.nodes[node] = (j, probe)
@@ -86,8 +89,9 @@ class NodeReservations:
 
     def serve(self, node: int) -> object:
         """For a node reserved for a job's task or AM: ``(job, kind)`` once it fits (the
-        reservation is released), None while it still does not (keep the node idle), or
-        :data:`RELEASED` if the job no longer waits for it."""
+        reservation is released), None while it still does not and a running task will free
+        room (keep the node idle), or :data:`RELEASED` if the job no longer waits for it or
+        the node gains no room."""
         j, _ = self.nodes[node]
         sim = self.sim
         pick: object = RELEASED
@@ -95,8 +99,8 @@ class NodeReservations:
             kind = sim.next_kind(j, node)
             if kind >= 0:
                 pick = (j, kind)
-            elif not self.fits(j, node):
-                return None  # still too little room: keep the node for j
+            elif not self.fits(j, node) and sim.frees_room(node):
+                return None  # still too little room, and some is coming: keep the node
         self.release(node)
         return pick
 
