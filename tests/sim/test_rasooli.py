@@ -82,3 +82,10 @@ def test_runs_in_the_yarn_model() -> None:
     w = from_task_lists("yarn", jobs, [[3.0] * 5] * 4, [[2.0]] * 4)
     res = simulate(w, Cluster.parse("2x8g×8@2+1x8g×8"), make_scheduler("rasooli"))
     assert res.jobs.finish_s.notna().all()
+
+
+def test_a_job_of_almost_no_work_keeps_the_lp_well_scaled() -> None:
+    # Found on a fresh seed: one map of 6e-258 s made μ 1.6e257 and HiGHS refused the model
+    w = from_task_lists("tiny", make_jobs(1), [[6.13249009e-258]], [[]])
+    res = simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler("rasooli"))
+    assert np.isfinite(res.jobs.finish_s).all()

@@ -55,6 +55,10 @@ EXP1_USERS: dict[str, tuple[float, float]] = {
 }
 
 
+#: Shortest mean execution time a class's rate is computed from (μ ≤ 1e9 per second).
+MIN_EXEC_S = 1e-9
+
+
 class RasooliDown(Policy):
     """The adaptive heterogeneity-aware scheduler (see the module docstring)."""
 
@@ -167,9 +171,10 @@ class RasooliDown(Policy):
             return tuple(frozenset() for _ in range(self.sim.cluster.n_nodes))
         alpha = np.array([self.arrivals[k] / elapsed for k in classes])
         mean_exec = np.array([self.exec_s[self.class_members[k]].mean(axis=0) for k in classes])
-        with np.errstate(divide="ignore"):
-            mu = np.where(mean_exec > 0, 1.0 / mean_exec, 1e9)  # zero work: served at once
-        routing: Routing = suggested_sets(alpha, np.nan_to_num(mu, posinf=1e9))
+        # a class of (almost) no work is served at once: its rate is capped at 1e9 per second,
+        # so the LP stays well scaled (a task of 1e-258 s would make μ 1e257, beyond HiGHS)
+        mu = 1.0 / np.maximum(mean_exec, MIN_EXEC_S)  # a node with no slot for it: μ = 0
+        routing: Routing = suggested_sets(alpha, mu)
         return tuple(frozenset(classes[i] for i in s) for s in routing.suggested)
 
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
