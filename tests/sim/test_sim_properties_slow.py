@@ -98,23 +98,17 @@ def test_every_scheduler_terminates_with_the_invariants(name: str, data) -> None
     _check_invariants(w, cluster, res)
 
 
-@pytest.mark.parametrize("name", ["capacity2", "fair-queues", "fair+preemption", "ltyarn-tree",
-                                  "dress-lend"])
+@pytest.mark.parametrize(("name", "slots"), [
+    *((name, False) for name in ("capacity2", "fair-queues", "fair+preemption", "ltyarn-tree",
+                                 "dress-lend")),
+    *((name, True) for name in ("mrorder-fti", "rasooli-idle", "dynamicmr-eager",
+                                "pd-dynamicmr")),
+])
 @LONG
-@given(scenarios(slots=False))
-def test_configured_schedulers_terminate_with_the_invariants(name: str, scenario) -> None:
-    w, cluster, _, slowstart, startup, options = scenario
-    res = simulate(w, cluster, _policy(name), slowstart=slowstart, am_startup_s=startup,
-                   record=True, **options)
-    _check_invariants(w, cluster, res)
-
-
-@pytest.mark.parametrize("name", ["mrorder-fti", "rasooli-idle", "dynamicmr-eager",
-                                  "pd-dynamicmr"])
-@LONG
-@given(scenarios(slots=True))
-def test_configured_slot_schedulers_terminate_with_the_invariants(name: str, scenario) -> None:
-    w, cluster, _, slowstart, startup, options = scenario
+@given(data=st.data())
+def test_configured_schedulers_terminate_with_the_invariants(name: str, slots: bool,
+                                                             data) -> None:
+    w, cluster, _, slowstart, startup, options = data.draw(scenarios(slots=slots))
     res = simulate(w, cluster, _policy(name), slowstart=slowstart, am_startup_s=startup,
                    record=True, **options)
     _check_invariants(w, cluster, res)
