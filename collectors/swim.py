@@ -18,6 +18,7 @@ import os
 
 import pandas as pd
 
+from jobsize.boundedjson import decode_text
 from jobsize.errors import ParseError
 from jobsize.validation import RecordCheck, validated
 
@@ -76,20 +77,11 @@ def _parse_line(line: str, *, source: object, where: str) -> dict[str, object]:
     return row
 
 
-def _decode(data: bytes, source: object) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError(f"not UTF-8 text (byte offset {exc.start})", source=source,
-                         where=f"line {line}") from None
-
-
 def parse_swim(data: bytes, *, source: object = "<swim>", check: RecordCheck | None = None
                ) -> pd.DataFrame:
     """Parse SWIM TSV content; see :func:`read_swim`."""
     rows, places = [], []
-    for number, line in enumerate(_decode(data, source).splitlines(), start=1):
+    for number, line in enumerate(decode_text(data, source=source).splitlines(), start=1):
         if not line.strip():
             continue
         row = _parse_line(line.rstrip("\r"), source=source, where=f"line {number}")

@@ -42,3 +42,16 @@ def require_shared() -> Path:
 def shared() -> Path:
     """The shared reference-data directory (hadoop/, swim/, papers/)."""
     return require_shared()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A threaded HTTP server on loopback, one per test module (a fake JobHistory Server or
+    ResourceManager answers on it)."""
+    from pytest_httpserver import HTTPServer
+
+    srv = HTTPServer(threaded=True)
+    srv.start()
+    yield srv
+    srv.clear()
+    srv.stop()

@@ -48,12 +48,16 @@ def count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def positive_number(text: str) -> float:
-    """A finite number greater than 0."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def positive_number(text: str) -> float:
+    """A finite number greater than 0."""
+    value = _number(text)
     if not value > 0 or not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
@@ -61,10 +65,7 @@ def positive_number(text: str) -> float:
 
 def fraction(text: str) -> float:
     """A number in (0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _number(text)
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
     return value
@@ -72,13 +73,21 @@ def fraction(text: str) -> float:
 
 def level(text: str) -> float:
     """An interval level (coverage): a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _number(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
     return value
+
+
+def name_list(text: str, known: Callable[[str], bool], noun: str, choices: str
+              ) -> tuple[str, ...]:
+    """A comma-separated list of names each ``known`` accepts; else "unknown NOUN X; CHOICES"."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if not known(n)]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown {noun} {unknown[0] if unknown else text!r}; {choices}")
+    return names
 
 
 def property_pair(text: str) -> tuple[str, str]:

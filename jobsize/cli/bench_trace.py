@@ -20,19 +20,15 @@ from rich.table import Table
 from jobsize.benchtrace import BenchTrace, Distribution, JobOutcome, summarize
 from jobsize.benchtrace.draw import Draw
 from jobsize.benchtrace.runner import INPUT_BUDGET
-from jobsize.cli._options import add_parallel, byte_size, count
+from jobsize.cli._options import add_parallel, byte_size, count, name_list
 from jobsize.progress import progress_bar
 from jobsize.workloads import HELD_OUT, WORKLOADS
 
 
 def _names(text: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in WORKLOADS and n not in HELD_OUT]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown workload {unknown[0] if unknown else text!r}; choose from "
-            f"{', '.join(sorted(WORKLOADS))} or the held-out {', '.join(sorted(HELD_OUT))}")
-    return names
+    return name_list(text, lambda n: n in WORKLOADS or n in HELD_OUT, "workload",
+                     f"choose from {', '.join(sorted(WORKLOADS))} or the held-out "
+                     f"{', '.join(sorted(HELD_OUT))}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from jobsize.atomic import prepare
-from jobsize.cli._options import hidden_alias
+from jobsize.cli._options import count, hidden_alias, positive_number
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 from jobsize.schema import empty_tasks, tasks_path, write_trace, write_trace_with_tasks
@@ -53,26 +53,6 @@ def _since(text: str) -> int | str:
     return int(moment.timestamp() * 1000)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
-
-
 def _http_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("HTTP")
     tls = group.add_mutually_exclusive_group()
@@ -80,7 +60,7 @@ def _http_arguments(parser: argparse.ArgumentParser) -> None:
     tls.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     group.add_argument("--kerberos", action="store_true",
                        help="authenticate with SPNEGO (needs the 'kerberos' extra and a ticket)")
-    group.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+    group.add_argument("--timeout", type=positive_number, default=60.0, metavar="S",
                        help="seconds to wait for an answer (default: 60)")
     group.add_argument("--retries", type=int, default=5, metavar="N",
                        help="retries after a connection error, timeout, 5xx or broken answer, "
@@ -133,13 +113,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     jhs.add_argument("--user", metavar="U")
     jhs.add_argument("--queue", metavar="Q")
     jhs.add_argument("--state", choices=("SUCCEEDED", "FAILED", "KILLED", "ERROR"))
-    jhs.add_argument("--limit", type=_positive, metavar="N", help="at most N jobs listed")
-    jhs.add_argument("--parallel", type=_positive, default=8, metavar="N",
+    jhs.add_argument("--limit", type=count(1), metavar="N", help="at most N jobs listed")
+    jhs.add_argument("--parallel", type=count(1), default=8, metavar="N",
                      help="jobs fetched at once (default: 8)")
-    hidden_alias(jhs, "--workers", dest="parallel", type=_positive)
+    hidden_alias(jhs, "--workers", dest="parallel", type=count(1))
     jhs.add_argument("--no-attempts", action="store_true",
                      help="skip per-task attempt requests; SE_m/SE_r from the job's averages")
-    jhs.add_argument("--checkpoint", type=_positive, default=200, metavar="N",
+    jhs.add_argument("--checkpoint", type=count(1), default=200, metavar="N",
                      help="commit the trace every N jobs (default: 200)")
     _record_arguments(jhs)
     _http_arguments(jhs)

@@ -23,6 +23,7 @@ from jobsize.cli._options import (
     count,
     fraction,
     level,
+    name_list,
     positive_number,
     property_pair,
 )
@@ -31,13 +32,8 @@ from jobsize.cli._options import (
 def _kinds(text: str) -> tuple[str, ...]:
     from jobsize.workloads import HELD_OUT, WORKLOADS
 
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in HELD_OUT and n not in WORKLOADS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown job kind {unknown[0] if unknown else text!r}; the held-out kinds are "
-            f"{', '.join(sorted(HELD_OUT))}")
-    return names
+    return name_list(text, lambda n: n in HELD_OUT or n in WORKLOADS, "job kind",
+                     f"the held-out kinds are {', '.join(sorted(HELD_OUT))}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -20,15 +20,6 @@ from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 FAST = HttpOptions(timeout=(2.0, 0.5), retries=3, backoff=0.01, pool=4)
 
 
-@pytest.fixture(scope="module")
-def server():
-    srv = HTTPServer(threaded=True)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
-
-
 @pytest.fixture
 def jhs(server, shared):
     return answering_on(server, shared)

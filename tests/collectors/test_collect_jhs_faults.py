@@ -21,7 +21,6 @@ import pytest
 from jhs_fake import FakeHistoryServer
 from jobsize.collectors.jhs import collect_jhs
 from jobsize.collectors.rest import HttpOptions
-from pytest_httpserver import HTTPServer
 
 from jobsize import fetch
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
@@ -53,15 +52,6 @@ os.fsync = counted(os.fsync)
 from jobsize.cli import main
 sys.exit(main(sys.argv[3:]))
 """
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = HTTPServer(threaded=True)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 @pytest.fixture

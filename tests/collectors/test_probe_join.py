@@ -19,7 +19,6 @@ from jobsize.collectors.probe_join import (
     read_probes,
 )
 from jobsize.collectors.rest import HttpOptions
-from pytest_httpserver import HTTPServer
 
 from jobsize.cli import main
 from jobsize.errors import ParseError
@@ -187,15 +186,6 @@ PRODUCTION_JOB = "job_1326381300833_8_8"
 TIMING = {"jobsize": {"MAP_FUNCTION_MILLIS": (2100, 2100, 0),
                       "REDUCE_FUNCTION_MILLIS": (900, 0, 900)},
           "org.apache.hadoop.mapreduce.TaskCounter": {"CPU_MILLISECONDS": (1830, 1200, 630)}}
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = HTTPServer(threaded=True)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 @pytest.fixture
