@@ -50,7 +50,7 @@ def _observe_until_killed(url: str, jobs: list[dict], acked: list[str]) -> None:
     for job in jobs:
         try:
             answer = session.post(url + "/observe", data=json.dumps(job), timeout=10)
-        except requests.ConnectionError:
+        except requests.RequestException:  # refused, reset, or an answer cut off by the kill
             return
         if answer.status_code == 200:
             acked.append(job["job_id"])
