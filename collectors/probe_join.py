@@ -183,7 +183,11 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_tasks": record.get("n_reduces"),
         "probe_combine_function_ms": cfe if cfe is not None else (0.0 if not combined else None),
         "probe_combine_input_records": combined,
+        # Hadoop counts no combiner runs: unknown wherever a combiner ran
+        "probe_combine_runs": None if combined else 0,
         "probe_reduce_input_groups": reduce_side("reduce_input_groups", 0),
+        "probe_map_task_ms": _float(record.get("map_time_ms")),
+        "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
     })
     return columns
 

@@ -41,6 +41,9 @@ REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
 COMBINE_FUNCTION_COUNTER = "COMBINE_FUNCTION_MILLIS"
 #: Distinct keys of one map task's output, reported by the probe's maps on the local engine.
 MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
+#: Times a map task ran its combiner (once per spill, and once more over a merge of three or
+#: more spills), reported by the local engine: each run starts the combiner afresh.
+COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
@@ -223,6 +226,19 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("probe_reduce_cpu_ms", "Float64", "ms", "CPU time of the probe's reduce tasks"),
     _c("probe_combine_function_ms", "Float64", "ms", "CFE of the probe"),
     _c("probe_combine_input_records", "Int64", "records", "CIR of the probe"),
+    _c("probe_combine_runs", "Int64", "runs", "times the probe's maps ran the combiner"),
+    _c("probe_combine_function_fixed_ms", "Float64", "ms",
+       "CFE paid by each run of the combiner whatever its input: the combiner's start-up, "
+       "measured over no records"),
+    # the probe's tasks as the framework ran them: elapsed time, start-up included
+    _c("probe_map_task_ms", "Float64", "ms", "summed elapsed time of the probe's map tasks "
+       "(the empty one included): function, read, collect, sort, spill, combiner"),
+    _c("probe_reduce_task_ms", "Float64", "ms", "summed elapsed time of the probe's reduce "
+       "tasks (the empty one included): shuffle, merge, function, write"),
+    _c("probe_map_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty map "
+       "task: what a map task pays whatever its input"),
+    _c("probe_reduce_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty "
+       "reduce task"),
 )
 
 #: One row per task attempt: recorded durations for simulator workloads.

@@ -30,6 +30,7 @@ from jobsize.sampler.splits import Split, input_splits, total_bytes
 from jobsize.errors import ConfigError, InputError
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
+    COMBINE_RUNS_COUNTER,
     DEFAULT_CONTAINERS,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
@@ -284,6 +285,9 @@ def probe_record(
     tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
     map_processes: Sequence[int] = (),
     empty_tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
+    task_ms: Sequence[float] = (),
+    empty_task_ms: Sequence[float] = (),
+    combine_startup_ms: float | None = None,
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -294,6 +298,11 @@ def probe_record(
     ``BYTES_READ``), ``wall_ms`` the probe's wall time. A map-only probe (``n_reduces=0``, or no
     reduce counters) reports zeros for the reduce side; RO is then the bytes the map wrote, as
     in the job record. A probe run without the timing wrapper has null function times.
+
+    The split probe's ``tasks`` (kind, counters) and ``empty_tasks`` fill its shape columns
+    (:mod:`jobsize.sampler.probeparts`); ``task_ms`` and ``empty_task_ms``, their elapsed times
+    in the same order, the probe's task times; ``combine_startup_ms``, the combiner run once
+    over no records. What is not given is null.
     """
     if not 0.0 < float(fraction) <= 1.0:
         raise InputError(f"f_p must be in (0, 1], got {fraction!r}: an empty sample cannot be "
@@ -357,8 +366,31 @@ def probe_record(
                           (0.0 if kind == "REDUCE" and map_only else None))
     record["probe_reduce_input_groups"] = (0 if map_only else
                                            get(_TASK_GROUP, "REDUCE_INPUT_GROUPS"))
+    runs = get(FUNCTION_TIME_GROUP, COMBINE_RUNS_COUNTER)
+    record["probe_combine_runs"] = 0 if cir == 0 else runs
+    record["probe_combine_function_fixed_ms"] = (
+        None if cir == 0 or combine_startup_ms is None else float(combine_startup_ms))
+    record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
+
+
+def _task_times(tasks: Sequence[tuple[str, object]], task_ms: Sequence[float],
+                empty_tasks: Sequence[tuple[str, object]], empty_task_ms: Sequence[float],
+                map_only: bool) -> dict[str, float | None]:
+    """The probe's summed task times and its empty tasks' (the start-up), by kind; null unless
+    every task's elapsed time is known."""
+    out: dict[str, float | None] = {}
+    known = len(task_ms) == len(tasks) and len(empty_task_ms) == len(empty_tasks)
+    for kind, name in (("MAP", "map"), ("REDUCE", "reduce")):
+        times = [float(t) for (k, _), t in zip(tasks, task_ms) if k == kind]
+        empty = [float(t) for (k, _), t in zip(empty_tasks, empty_task_ms) if k == kind]
+        if kind == "REDUCE" and map_only:
+            out[f"probe_{name}_task_ms"], out[f"probe_{name}_task_fixed_ms"] = 0.0, None
+            continue
+        out[f"probe_{name}_task_ms"] = sum(times) + sum(empty) if known and times else None
+        out[f"probe_{name}_task_fixed_ms"] = min(empty) if known and empty else None
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workloads", type=_names, default=defaults.workloads,
                         metavar="NAME,...", help="workloads to draw from (default: every "
                         "reference workload; held-out workloads only when named)")
-    add_parallel(parser, help="engine process pool size (default: the free cores)")
+    add_parallel(parser, help="engine process pool size (default: the free cores over "
+                 "the two a streaming task keeps busy, at least 1)")
     parser.add_argument("--input-cache", type=byte_size, default=INPUT_BUDGET,
                         metavar="BYTES", help="generated input kept for later jobs "
                         f"(default: {INPUT_BUDGET >> 30}G)")

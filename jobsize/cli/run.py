@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                help="output directory (must not exist unless --overwrite)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUTDIR")
     add_parallel(parser, help="worker processes of the engine (default: the cores the "
-                 "machine's load leaves free)")
+                 "machine's load leaves free, over the two a streaming task keeps busy)")
     parser.set_defaults(func=run)
 
 

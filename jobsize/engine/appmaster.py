@@ -148,23 +148,36 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return ctx
 
 
+#: Cores one task keeps busy: a streaming task runs two processes at once — the function's, and
+#: the framework's reading its input and collecting, sorting and spilling its output — and a
+#: record-heavy task keeps both at work.
+CORES_PER_TASK = 2
+
+
 def free_cores() -> int:
     """The cores no other work is using now: the machine's cores less its 1-minute load
-    average, at least 1. Task times measured on more workers than this are inflated by the
-    wait for a core, which no probe sees."""
+    average, at least 1."""
     cores = os.cpu_count() or 1
     return max(1, min(cores, math.floor(cores - os.getloadavg()[0] + 0.5)))
 
 
+def default_workers() -> int:
+    """Workers that leave every task its :data:`CORES_PER_TASK` cores: the free cores over
+    that, at least 1. Task times measured on more are inflated by the wait for a core, which
+    the probe — one task at a time — does not see (a record-heavy job's map time doubled on
+    two workers on two cores)."""
+    return max(1, free_cores() // CORES_PER_TASK)
+
+
 def oversubscription(workers: int) -> str | None:
-    """A warning when ``workers`` and the machine's load exceed its cores, else None."""
+    """A warning when ``workers`` tasks and the machine's load exceed its cores, else None."""
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
-    if workers + load <= cores + 0.5:
+    if workers * CORES_PER_TASK + load <= cores + 0.5:
         return None
-    return (f"{workers} worker{'s' * (workers != 1)} on {cores} core{'s' * (cores != 1)} with a "
-            f"load average of {load:.1f}: tasks will wait for a core, so their times measure "
-            "the machine's load as well as the job")
+    return (f"{workers} worker{'s' * (workers != 1)} of {CORES_PER_TASK} processes each on "
+            f"{cores} core{'s' * (cores != 1)} with a load average of {load:.1f}: tasks will "
+            "wait for a core, so their times measure the machine's load as well as the job")
 
 
 def warn_if_oversubscribed(workers: int) -> None:
@@ -177,13 +190,13 @@ def warn_if_oversubscribed(workers: int) -> None:
 class LocalEngine:
     """Runs MapReduce jobs on this machine. Use as a context manager, or call :meth:`close`.
 
-    ``workers``: size of the process pool (default: the free cores, :func:`free_cores`, so the
-    measured task times are the job's and not the machine's load). ``work_root``: where
+    ``workers``: size of the process pool (default: :func:`default_workers`, so the measured
+    task times are the job's and not the machine's load). ``work_root``: where
     intermediate data goes (default: the system's temporary directory).
     """
 
     def __init__(self, workers: int | None = None, *, work_root: Path | None = None) -> None:
-        self.workers = max(1, workers or free_cores())
+        self.workers = max(1, workers or default_workers())
         self.work_root = work_root
         self.cluster_timestamp = now_ms()
         self._seq = itertools.count(1)

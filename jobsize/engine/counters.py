@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
+    COMBINE_RUNS_COUNTER,
     FUNCTION_TIME_GROUP,
     MAP_FUNCTION_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
@@ -90,6 +91,7 @@ COUNTER_DISPLAY: dict[str, dict[str, str]] = {
         MAP_FUNCTION_COUNTER: "Time inside the map function (ms)",
         REDUCE_FUNCTION_COUNTER: "Time inside the reduce function (ms)",
         COMBINE_FUNCTION_COUNTER: "Time inside the combiner (ms)",
+        COMBINE_RUNS_COUNTER: "Runs of the combiner",
         MAP_OUTPUT_KEYS_COUNTER: "Distinct keys of the map output",
     },
 }

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.engine.appmaster import LocalEngine, default_engine
-from jobsize.engine.attempt import MapInput
+from jobsize.engine.attempt import MapInput, run_function
 from jobsize.engine.spec import Containers, JobSpec
 from jobsize.sampler.probeparts import (
     REDUCE_PARTITIONS,
@@ -136,6 +136,8 @@ def run_probe(
                                                   map_tasks=[*map_tasks, empty_map],
                                                   reduce_partitions=reduces,
                                                   count_map_keys=True)
+        combine_startup_ms = (None if job.combiner is None else
+                              _combiner_startup_ms(job, directory))
     wall_ms = (time.perf_counter() - t0) * 1000
     empty_ids = {f"_m_{len(map_tasks):06d}", f"_r_{len(REDUCE_PARTITIONS):06d}"}
     done = [a for a in result.attempts if a.ok]
@@ -148,5 +150,18 @@ def run_probe(
                         n_reduces=0 if spec.reducer is None else len(REDUCE_PARTITIONS),
                         tasks=[(a.task_type, a.counters) for a in tasks],
                         map_processes=processes,
-                        empty_tasks=[(a.task_type, a.counters) for a in empty])
+                        empty_tasks=[(a.task_type, a.counters) for a in empty],
+                        task_ms=[a.elapsed_ms for a in tasks],
+                        empty_task_ms=[a.elapsed_ms for a in empty],
+                        combine_startup_ms=combine_startup_ms)
+
+
+def _combiner_startup_ms(job: JobSpec, directory: Path) -> float | None:
+    """The combiner's time over no records — its start-up — as a task's environment runs it
+    (the job's configuration exported, as Hadoop Streaming does); None if it fails. The
+    engine runs a combiner only over records, so the probe's empty map cannot measure this."""
+    env = {**os.environ, **{k.replace(".", "_"): str(v) for k, v in job.conf.items()},
+           **job.env, "PWD": str(directory)}
+    outcome = run_function(job.combiner, "combine", (), lambda _chunk: None, env, directory)
+    return outcome.function_seconds * 1000 if outcome.ok else None
 

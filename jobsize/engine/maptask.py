@@ -34,6 +34,7 @@ from jobsize.engine.spill import Combine, MapOutputBuffer
 from jobsize.engine.streaming import Outcome
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
+    COMBINE_RUNS_COUNTER,
     MAP_FUNCTION_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
 )
@@ -89,6 +90,7 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
         if writer is None and ctx.combiner is not None:
             counters[C.FUNCTION_TIME][COMBINE_FUNCTION_COUNTER] = round(
                 sink.stats.combine_seconds * 1000)
+            counters[C.FUNCTION_TIME][COMBINE_RUNS_COUNTER] = sink.stats.combine_runs
         if writer is None and ctx.count_map_keys:
             counters[C.FUNCTION_TIME][MAP_OUTPUT_KEYS_COUNTER] = distinct_keys(result.segments)
         result.function_ms = ran.function_seconds * 1000

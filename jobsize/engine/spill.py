@@ -51,6 +51,7 @@ class SpillStats:
     write_ops: int = 0
     read_ops: int = 0
     spills: int = 0
+    combine_runs: int = 0
     combine_seconds: float = 0.0
     combine_cpu_seconds: float = 0.0
 
@@ -126,6 +127,7 @@ class MapOutputBuffer:
         """Run the combiner over sorted blocks of all partitions at once (a key never leaves its
         partition, so the output is split back by the same hash); the new partitions."""
         self.stats.combine_input_records += n_in
+        self.stats.combine_runs += 1
         out: list[Scan] = []
         wanted = self.n_partitions > 1
         seconds, cpu = self.combine(blocks, lambda c: out.append(scan(c, wanted)))  # type: ignore[misc]
