@@ -583,12 +583,18 @@ def _interval(mean: float, var: float, t: float) -> tuple[float, float]:
     return max(mean - half, 0.0), mean + half
 
 
+#: Largest argument of ``math.exp`` below its overflow.
+_MAX_EXP = 700.0
+
+
 def _log_interval(mean: float, var_log: float, t: float) -> tuple[float, float]:
     if mean <= 0:
         return 0.0, 0.0
     if math.isinf(t):
         return 0.0, math.inf
     half = t * math.sqrt(max(var_log, 0.0))
+    if half > _MAX_EXP:  # a spread wider than a double holds: no upper bound
+        return mean * math.exp(-_MAX_EXP), math.inf
     return mean * math.exp(-half), mean * math.exp(half)
 
 

@@ -91,6 +91,9 @@ class UberEstimate:
 
 #: Fewest uber jobs with a phase before :class:`UberModel` replaces the mean task time.
 MIN_UBER_JOBS = 8
+#: Largest log-linear answer taken (log seconds): an uber job is small, so a total task time
+#: beyond 10⁹ s is a degenerate history's extrapolation, and the mean task time answers.
+MAX_LOG_SECONDS = math.log(1e9)
 _MIB = float(1 << 20)
 
 
@@ -175,7 +178,8 @@ class UberModel:
             return 0.0, 0.0, 0, False
         if model.n >= MIN_UBER_JOBS and input_bytes is not None and math.isfinite(input_bytes):
             mean, var = model.predict(uber_features(phase, n_maps, input_bytes))
-            return math.exp(mean), var, model.n, True
+            if mean <= MAX_LOG_SECONDS:
+                return math.exp(mean), var, model.n, True
         se, var, k = self.fallback.predict(phase, n)
         return se, var, k, False
 

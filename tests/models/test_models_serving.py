@@ -190,6 +190,17 @@ def test_the_uber_model_follows_input_and_map_count_once_it_has_enough_jobs():
     assert not model.predict("map", 4.0, 4.0, None)[3]
 
 
+def test_a_degenerate_uber_history_does_not_overflow():
+    """Regression (a fresh-seed run of the degenerate-history property test): uber jobs of
+    0 and 1 byte of input, 10⁻³ s and 10³ s, give the log-linear model a slope of ~10⁷ per
+    log MiB, and exp() of its answer at 1 MB overflowed; the mean task time answers."""
+    model = UberModel()
+    for i in range(MIN_UBER_JOBS):
+        model.add(1.0, 0.0, float(i % 2), 1e3 if i % 2 else 1e-3, None, True)
+    se, _, _, fitted = model.predict("map", 1.0, 1.0, 1e6)
+    assert not fitted and se == pytest.approx((1e3 + 1e-3) / 2)
+
+
 def test_flatten_takes_the_probe_documents_sections():
     doc = {"n_maps": 4, "conf": {"mapreduce.job.reduces": "2"}, "probe": {"probe_fraction": .1},
            "job": {"job_name": "x"}}
