@@ -381,15 +381,17 @@ def _task_times(tasks: Sequence[tuple[str, object]], task_ms: Sequence[float],
     """The probe's summed task times and its empty tasks' (the start-up), by kind; null unless
     every task's elapsed time is known."""
     out: dict[str, float | None] = {}
-    known = len(task_ms) == len(tasks) and len(empty_task_ms) == len(empty_tasks)
+    if len(task_ms) != len(tasks) or len(empty_task_ms) != len(empty_tasks):
+        task_ms, empty_task_ms, tasks, empty_tasks = (), (), (), ()
     for kind, name in (("MAP", "map"), ("REDUCE", "reduce")):
-        times = [float(t) for (k, _), t in zip(tasks, task_ms) if k == kind]
-        empty = [float(t) for (k, _), t in zip(empty_tasks, empty_task_ms) if k == kind]
+        times = [float(t) for (k, _), t in zip(tasks, task_ms, strict=True) if k == kind]
+        empty = [float(t) for (k, _), t in zip(empty_tasks, empty_task_ms, strict=True)
+                 if k == kind]
         if kind == "REDUCE" and map_only:
             out[f"probe_{name}_task_ms"], out[f"probe_{name}_task_fixed_ms"] = 0.0, None
             continue
-        out[f"probe_{name}_task_ms"] = sum(times) + sum(empty) if known and times else None
-        out[f"probe_{name}_task_fixed_ms"] = min(empty) if known and empty else None
+        out[f"probe_{name}_task_ms"] = sum(times) + sum(empty) if times else None
+        out[f"probe_{name}_task_fixed_ms"] = min(empty) if empty else None
     return out
 
 
