@@ -22,7 +22,8 @@ they have none for::
     SE_r = β0 + β1·N_r + β2·SB + β3·RFE + β4·RO + β5·RIR + β6·RIR·log(RIR/N_r) + β7·SE_m
 
 - each map sorts only its own output, so the sort costs ``MOR·log(MOR/N_m)`` summed over the
-  maps (and each reduce merges ``RIR/N_r`` records), not ``MOR·log(MOR)``;
+  maps (and each reduce merges ``RIR/N_r`` records), not ``MOR·log(MOR)``; a map-only job's
+  output is written as it comes, unsorted, so its sort term is 0;
 - a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
   record-heavy job without a combiner and one with an expensive combiner look alike;
 - SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
@@ -193,8 +194,8 @@ def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: in
         return xlogx(q["MOR"])
     if name == "RIR·log RIR":
         return xlogx(q["RIR"])
-    if name == "MOR·log(MOR/N_m)":
-        return sorted_per_task(q["MOR"], q["N_m"])
+    if name == "MOR·log(MOR/N_m)":  # a map-only job's output is written, not sorted
+        return np.where(q["N_r"] > 0, sorted_per_task(q["MOR"], q["N_m"]), 0.0)
     if name == "RIR·log(RIR/N_r)":
         return sorted_per_task(q["RIR"], q["N_r"])
     return q[name]
@@ -250,7 +251,8 @@ def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None) -> list[f
         elif name in ("MOR·log(MOR/N_m)", "RIR·log(RIR/N_r)"):
             records, tasks = (q["MOR"], q["N_m"]) if name[0] == "M" else (q["RIR"], q["N_r"])
             per = records / tasks if tasks else math.nan
-            row.append(records * math.log(per) if per > 1 else 0.0)
+            sorted_ = name[0] == "R" or q["N_r"] > 0
+            row.append(records * math.log(per) if per > 1 and sorted_ else 0.0)
         else:
             row.append(q[name])
     return row

@@ -19,7 +19,10 @@ the probe's counters scaled to the whole job, in one of two forms:
   emit ``N_m·c·(MI/N_m)^β`` (β = 0: a fixed-size output such as an in-map top-k; β = 1: eq 8);
 - the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
   ``RO_o = RO_p·(G_o / G_p)`` with ``G_o = G_p·f_p^(−δ)`` — a job with 64 centroids writes 64
-  centroids however large its input.
+  centroids however large its input;
+- the combiner starts afresh at each run (once per spill): its start-up ``c``, measured over no
+  records, is paid ``runs`` times — in the job once per map (:func:`combiner_runs`) — and only
+  the rest grows with the records.
 
 A probe that ran one map and one reduce (no split columns) gets eq 8's plain scaling in both
 forms. Every function here works on numpy arrays, one element per job.
@@ -34,6 +37,10 @@ import numpy as np
 
 #: Quantities the models' terms are built from, in seconds, bytes and records.
 QUANTITIES = ("N_m", "N_r", "MI", "MFE", "MO", "MOR", "RIR", "SB", "RFE", "RO", "CIR", "CFE")
+
+#: Bytes a map's sort buffer holds before it spills, at Hadoop's defaults
+#: (``mapreduce.task.io.sort.mb`` 100 × ``mapreduce.map.sort.spill.percent`` 0.8).
+SPILL_BYTES = 100 * 2**20 * 0.8
 
 _MS = 1e-3
 
@@ -61,6 +68,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
+    "probe_combine_runs", "probe_combine_function_fixed_ms",
 )
 
 #: Job columns used when known with ``features="actual"`` (a cluster without the timing wrapper
@@ -150,14 +158,31 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
         groups = col("probe_reduce_input_groups", np.nan)
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
         sb_o = np.where(mor > 0, mo_o * rir_o / np.where(mor > 0, mor_o, 1.0), mo_o)
+    # the combiner: its start-up c once per run, the rest with the records it reads
+    c = col("probe_combine_function_fixed_ms", np.nan) * _MS
+    runs_p = col("probe_combine_runs", np.nan)
+    has_c = np.isfinite(c) & np.isfinite(runs_p) & (cir > 0)
+    c, runs_p = np.where(has_c, c, 0.0), np.where(has_c, runs_p, 0.0)
+    runs_o = np.where(has_c, combiner_runs(n_m, mo_o), 0.0)
+    s_out = scales["probe_map_output_exponent"]
+    cfe_o = runs_o * c + np.maximum(cfe - runs_p * c, 0.0) * s_out
     return {
         "MFE": n_m * a_m + np.maximum(mfe - processes * a_m, 0.0) / f,
         "RFE": n_r * a_r + np.maximum(rfe - k_r * a_r, 0.0) * per_record,
         "MO": mo_o, "MOR": mor_o, "RIR": rir_o, "SB": sb_o,
         "RO": ro * by_keys, "RO_map": grow(ro, "probe_map_output_exponent"),
-        "CIR": grow(cir, "probe_map_output_exponent"),
-        "CFE": grow(cfe, "probe_map_output_exponent"),
+        "CIR": grow(cir, "probe_map_output_exponent"), "CFE": cfe_o,
     }
+
+
+def combiner_runs(n_m: np.ndarray, mo: np.ndarray) -> np.ndarray:
+    """Runs of the combiner in a job of N_m maps writing MO bytes: once per spill, a spill per
+    :data:`SPILL_BYTES` of a map's output (at least one); a third spill adds a run over their
+    merge (``mapreduce.map.combine.minspills``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spills = np.maximum(np.ceil(mo / np.maximum(n_m, 1.0) / SPILL_BYTES), 1.0)
+    spills = np.where(np.isfinite(spills), spills, 1.0)
+    return n_m * (spills + (spills >= 3))
 
 
 def map_scale(beta: np.ndarray, w: np.ndarray, k_m: np.ndarray, n_m: np.ndarray,
@@ -252,6 +277,10 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
     sb_o = (mo_o * rir_o / mor_o if mor_o else math.nan) if mor > 0 else mo_o
     map_only = n_r == 0
+    c, runs_p = known("probe_combine_function_fixed_ms") * _MS, known("probe_combine_runs")
+    if not (math.isfinite(c) and math.isfinite(runs_p) and cir > 0):
+        c = runs_p = 0.0
+    runs_o = _combiner_runs_one(n_m, mo_o) if c or runs_p else 0.0
     q = {
         "N_m": n_m, "N_r": n_r, "MI": mi,
         "MFE": n_m * a_m + max(mfe - processes * a_m, 0.0) / f if math.isfinite(mfe) else
@@ -261,8 +290,15 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
         "MO": mo_o, "MOR": mor_o,
         "RIR": 0.0 if map_only else rir_o, "SB": 0.0 if map_only else sb_o,
         "RO": 0.0 if map_only else ro * by_keys,
-        "CIR": cir * s_out, "CFE": cfe * s_out,
+        "CIR": cir * s_out, "CFE": runs_o * c + max(cfe - runs_p * c, 0.0) * s_out,
     }
     if map_only and q["MO"] == 0:
         q["MO"] = ro * s_out
     return q
+
+
+def _combiner_runs_one(n_m: float, mo: float) -> float:
+    """:func:`combiner_runs` of one job."""
+    per_map = mo / max(n_m, 1.0)
+    spills = max(math.ceil(per_map / SPILL_BYTES), 1) if math.isfinite(per_map) else 1
+    return n_m * (spills + (spills >= 3))

@@ -40,7 +40,7 @@ def test_fit_prints_accuracy_beside_the_paper_and_saves_the_model(trace_path, tm
     out = " ".join(capsys.readouterr().out.split())  # rich wraps to the terminal width
     for text in ("in-sample", "3-fold CV", "prequential", "paper", "0.942", "0.918", "0.970",
                  "R² SE_m", "R² SE_r", "median error", "small jobs", "eq 6: SE_m", "eq 7: SE_r",
-                 "MOR·log(MOR/N_m)", "std. error", "600 jobs from synthetic", "tasks form",
+                 "MOR·log(MOR/N_m)", "std err", "600 jobs from synthetic", "tasks form",
                  "S within ±25 %", "S off by 2× or more", "S in its 90 % interval",
                  f"model written to {out_path}"):
         assert text in out, text

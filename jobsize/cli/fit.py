@@ -212,22 +212,30 @@ def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Tab
         f"{spread}",
         title_justify="left",
     )
-    for name in ("term", "coefficient", "std. error", "t", "p", "VIF", "unit"):
-        table.add_column(name, justify="left" if name in ("term", "unit") else "right")
+    for name in ("term", "coef", "std err", "t", "P>|t|", "VIF", "unit"):  # statsmodels' names
+        table.add_column(name, justify="left" if name in ("term", "unit") else "right",
+                         no_wrap=name == "term")  # a term's name is never cut
     for r in coefs.itertuples(index=False):
         if r.aliased:
-            table.add_row(r.term, "0 (aliased: dropped)", "—", "—", "—", "—", r.unit)
+            table.add_row(r.term, "0", "—", "—", "—", "—", r.unit)
         else:
             vif = "—" if math.isnan(r.vif) else f"{r.vif:.3g}"
             table.add_row(r.term, f"{r.coef:.4g}", f"{r.std_err:.3g}", f"{r.t:.2f}",
                           f"{r.p:.2g}", vif, r.unit)
     collinear = [r.term for r in coefs.itertuples(index=False)
                  if not r.aliased and r.vif >= COLLINEAR_VIF]
+    aliased = [r.term for r in coefs.itertuples(index=False) if r.aliased]
+    notes = []
+    if aliased:
+        notes.append(f"{', '.join(aliased)}: aliased (no variation of their own in this trace), "
+                     "dropped with coefficient 0.")
     if collinear:
-        table.caption = (
+        notes.append(
             f"{', '.join(collinear)}: VIF ≥ {COLLINEAR_VIF:g}, nearly a combination of the other "
             "terms in this trace. Their coefficients are unstable and may offset each other; "
             "jobs unlike the trace's in these terms can be predicted far off.")
+    if notes:
+        table.caption = " ".join(notes)
         table.caption_justify = "left"
         table.caption_style = "yellow"
     return table

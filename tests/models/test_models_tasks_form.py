@@ -129,6 +129,28 @@ def test_without_split_columns_the_tasks_form_scales_like_eq8():
         assert tasks[name][0] == pytest.approx(paper[name][0]), name
 
 
+def test_the_combiners_start_up_is_paid_once_per_run():
+    """Two probe maps ran the combiner once each (40 ms start-up, 200 ms over their records);
+    the job's 40 maps run it once each, and the records' part grows with the input."""
+    job = _probe(probe_combine_input_records=20_000.0, probe_combine_function_ms=280.0,
+                 probe_combine_runs=2.0, probe_combine_function_fixed_ms=40.0)
+    q = scaling.probe(job, "tasks")
+    assert q["CFE"][0] == pytest.approx(40 * 0.04 + 0.2 * 40)
+    assert scaling.probe_one({k: float(v[0]) for k, v in job.items()})["CFE"] == pytest.approx(
+        q["CFE"][0])
+    big = scaling.combiner_runs(np.array([10.0]), np.array([10 * 3 * scaling.SPILL_BYTES]))
+    assert big[0] == 10 * 4  # three spills a map, and a run over their merge
+
+
+def test_a_map_only_job_sorts_nothing():
+    job = {k: float(v[0]) for k, v in _probe(n_reduces=0.0).items()}
+    row = design_row(job, "SE_m", "probe", form="tasks")
+    assert row[terms("SE_m", "tasks").index("MOR·log(MOR/N_m)")] == 0.0
+    batch = design_matrix({k: np.array([v]) for k, v in job.items()}, "SE_m", "probe",
+                          form="tasks")[0]
+    assert batch[terms("SE_m", "tasks").index("MOR·log(MOR/N_m)")] == 0.0
+
+
 def test_the_sort_term_is_per_task():
     assert sorted_per_task(np.array([1000.0]), np.array([10.0]))[0] == pytest.approx(
         1000 * math.log(100))
@@ -176,7 +198,8 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
             "probe_reduce_function_fixed_ms", "probe_map_output_exponent",
             "probe_reduce_input_exponent", "probe_key_exponent", "probe_reduce_input_groups",
             "probe_combine_function_ms", "probe_combine_input_records", "probe_input_bytes",
-            "probe_map_split", "probe_map_processes")
+            "probe_map_split", "probe_map_processes", "probe_combine_runs",
+            "probe_combine_function_fixed_ms")
 
 
 @given(n_m=st.integers(1, 2000), n_r=st.integers(0, 64), mi=st.floats(1e3, 1e12),
@@ -205,3 +228,4 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
         one = design_row(job, phase, "probe", se_m=3.0, form="tasks")
         batch = design_matrix(cols, phase, "probe", se_m=np.array([3.0]), form="tasks")[0]
         np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
+
