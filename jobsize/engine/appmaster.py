@@ -173,7 +173,7 @@ def oversubscription(workers: int) -> str | None:
     """A warning when ``workers`` tasks and the machine's load exceed its cores, else None."""
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
-    if workers * CORES_PER_TASK + load <= cores + 0.5:
+    if workers * CORES_PER_TASK + load <= cores + 1.0:  # 2 per task is a record-heavy peak
         return None
     return (f"{workers} worker{'s' * (workers != 1)} of {CORES_PER_TASK} processes each on "
             f"{cores} core{'s' * (cores != 1)} with a load average of {load:.1f}: tasks will "
