@@ -127,7 +127,7 @@ def _record(**extra):
             "reduce_input_groups": 2, "map_cpu_ms": 900, "reduce_cpu_ms": 300,
             "map_input_bytes": 77, "map_output_bytes": 10, "map_output_records": 2,
             "reduce_input_records": 2, "reduce_output_bytes": 3, "map_function_ms": 11.0,
-            "reduce_function_ms": 12.0, **extra}
+            "reduce_function_ms": 12.0, "map_time_ms": 400, "reduce_time_ms": 150, **extra}
 
 
 def test_a_probe_is_recognised_by_its_properties_and_reads_them():
@@ -149,10 +149,15 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_map_split": None, "probe_reduce_split": None,
         "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
         "probe_map_output_exponent": None, "probe_reduce_input_exponent": None,
-        "probe_key_exponent": None}
+        "probe_key_exponent": None,
+        # the probe's task times from its history; no empty tasks, no combiner
+        "probe_map_task_ms": 400.0, "probe_reduce_task_ms": 150.0,
+        "probe_map_task_fixed_ms": None, "probe_reduce_task_fixed_ms": None,
+        "probe_combine_runs": 0, "probe_combine_function_fixed_ms": None}
     combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
     assert combined.columns["probe_combine_function_ms"] == 4.0
     assert combined.columns["probe_combine_input_records"] == 50
+    assert combined.columns["probe_combine_runs"] is None  # Hadoop counts no combiner runs
 
 
 def test_a_probe_is_recognised_by_its_name_alone():
