@@ -2,6 +2,7 @@
 machine: a streaming task keeps two processes busy."""
 
 import pytest
+
 from jobsize.engine import appmaster
 
 
