@@ -35,6 +35,7 @@ STEPS_PER_COMMIT = 7
 
 _HARNESS = r"""
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with it ignored
 kill_at, how = int(sys.argv[1]), sys.argv[2]
 count = [0]
 signals = {"kill": signal.SIGKILL, "int": signal.SIGINT, "term": signal.SIGTERM}
@@ -131,6 +132,13 @@ def test_a_body_larger_than_the_cap_is_refused(jhs, tmp_path):
     assert ids[0] in result.failed and "more than the 2,000 accepted" in result.failed[ids[0]]
 
 
+def interruptible() -> None:
+    """In a child about to start: Ctrl-C's default, even where the tests run with SIGINT
+    ignored (a background job of a non-interactive shell), so the child sees what a user's
+    Ctrl-C does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _run(url: str, out: Path, kill_at: int, how: str) -> subprocess.CompletedProcess:
     args = ["collect", "jhs", url, "-o", str(out), "--checkpoint", "3", "--workers", "2",
             "--retries", "1", "--timeout", "5"]
@@ -175,7 +183,8 @@ def test_ctrl_c_while_workers_wait_exits_at_once_and_keeps_what_was_fetched(jhs,
     out = tmp_path / "t.parquet"
     args = [sys.executable, "-m", "jobsize", "collect", "jhs", jhs.url, "-o", str(out),
             "--workers", "3", "--timeout", "300", "--retries", "0"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     try:
         for _ in range(600):  # until the fast jobs have been fetched (each asks for its conf)
             done = {p.split("/")[6] for p in jhs.requests if p.endswith("/conf")}
