@@ -40,6 +40,7 @@ from jobsize.engine.attempt import (
     MapInput,
     ReduceAttempt,
     TaskContext,
+    exported,
     now_ms,
 )
 from jobsize.engine.history import JobHistoryWriter, exists, history_paths, write_conf
@@ -358,7 +359,7 @@ class _JobRun:
             n_reduces=sum(len(ps) for ps in self.reduce_partitions),
             spill_bytes=spec.spill_bytes,
             map_merge_bytes=spec.spill_bytes, reduce_merge_bytes=spec.reduce_merge_bytes,
-            env={**{k.replace(".", "_"): v for k, v in self.conf.items()}, **spec.env},
+            env={**exported(self.conf), **spec.env},
             count_map_keys=self.count_map_keys)
         self.maps = [_Task(self._task_id("m", i), "MAP", i, inputs)
                      for i, inputs in enumerate(self.map_inputs)]

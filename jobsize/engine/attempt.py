@@ -127,10 +127,16 @@ def rss_bytes() -> int:
         return 0
 
 
+def exported(conf: Mapping[str, object]) -> dict[str, str]:
+    """A job configuration as Hadoop Streaming exports it to its processes: each key with
+    ``.`` replaced by ``_``."""
+    return {k.replace(".", "_"): str(v) for k, v in conf.items()}
+
+
 def task_env(ctx: TaskContext, task_id: str, attempt_id: str, index: int,
              is_map: bool) -> dict[str, str]:
-    """The environment of a streaming process: ours, the job's conf, and the task's ids —
-    Hadoop Streaming exports configuration keys with ``.`` replaced by ``_``."""
+    """The environment of a streaming process: ours, the job's conf (:func:`exported`, in
+    ``ctx.env``), and the task's ids."""
     env = dict(os.environ)
     env.update(ctx.env)
     env["PWD"] = ctx.cwd

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.engine.appmaster import LocalEngine, default_engine
-from jobsize.engine.attempt import MapInput, run_function
+from jobsize.engine.attempt import MapInput, exported, run_function
 from jobsize.engine.spec import Containers, JobSpec
 from jobsize.sampler.probeparts import (
     REDUCE_PARTITIONS,
@@ -160,8 +160,7 @@ def _combiner_startup_ms(job: JobSpec, directory: Path) -> float | None:
     """The combiner's time over no records — its start-up — as a task's environment runs it
     (the job's configuration exported, as Hadoop Streaming does); None if it fails. The
     engine runs a combiner only over records, so the probe's empty map cannot measure this."""
-    env = {**os.environ, **{k.replace(".", "_"): str(v) for k, v in job.conf.items()},
-           **job.env, "PWD": str(directory)}
+    env = {**os.environ, **exported(job.conf), **job.env, "PWD": str(directory)}
     outcome = run_function(job.combiner, "combine", (), lambda _chunk: None, env, directory)
     return outcome.function_seconds * 1000 if outcome.ok else None
 
