@@ -206,10 +206,15 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("probe_reduce_split", "Float64", "fraction", "share of the probe's reduce input "
        "records in the smaller probe reduce task"),
     _c("probe_map_function_fixed_ms", "Float64", "ms",
-       "MFE paid by each mapper process whatever its input (start-up): a of "
-       "MFE = a·processes + b·bytes"),
+       "MFE paid by each mapper process whatever the size of its input (start-up, and what a "
+       "task with input pays once more): a of MFE = a·processes + b·bytes"),
     _c("probe_reduce_function_fixed_ms", "Float64", "ms",
-       "RFE paid by each reduce task whatever its input: a of RFE = a + b·records"),
+       "RFE paid by each reduce task whatever the size of its input: a of "
+       "RFE = a + b·records"),
+    _c("probe_map_function_startup_ms", "Float64", "ms",
+       "MFE of the probe's empty map: the mapper's start-up alone"),
+    _c("probe_reduce_function_startup_ms", "Float64", "ms",
+       "RFE of the probe's empty reduce: the reducer's start-up alone"),
     _c("probe_map_output_exponent", "Float64", "",
        "β of a map task's output records ∝ (its input bytes)^β: 1 grows with the input, "
        "0 is a fixed-size output (in-map top-k)"),

@@ -13,8 +13,9 @@ the probe's counters scaled to the whole job, in one of two forms:
 
 - a function time ``t = a + b·x`` per task: ``T_o = N·a + (T_p − k·a) / f_p`` — the per-task
   part ``a`` (start-up) is paid N_m (N_r) times, not ``1 / f_p = max(N_m, N_r)`` times (a probe
-  map that read two files ran two mapper processes, so k counts processes); RFE's variable part
-  grows with the reduce input records;
+  map that read two files ran two mapper processes, so k counts processes; the probe's empty
+  task paid its measured start-up, not ``a``); RFE's variable part grows with the reduce
+  input records;
 - a map output ``y = c·x^β`` per map task of input x: the job's N_m maps of input MI / N_m each
   emit ``N_m·c·(MI/N_m)^β`` (β = 0: a fixed-size output such as an in-map top-k; β = 1: eq 8);
 - the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
@@ -66,6 +67,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_map_processes",
     "probe_map_split",
     "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
+    "probe_map_function_startup_ms", "probe_reduce_function_startup_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
     "probe_combine_runs", "probe_combine_function_fixed_ms",
@@ -138,6 +140,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     k_r = col("probe_reduce_tasks", 1.0)
     a_m = col("probe_map_function_fixed_ms", 0.0) * _MS
     a_r = col("probe_reduce_function_fixed_ms", 0.0) * _MS
+    paid_m = fixed_paid(a_m, processes, col("probe_map_function_startup_ms") * _MS)
+    paid_r = fixed_paid(a_r, k_r, col("probe_reduce_function_startup_ms") * _MS)
     sample = np.where(np.isfinite(col("probe_input_bytes")), col("probe_input_bytes"), f * mi)
     w = col("probe_map_split", np.nan)
     per_map = mi / np.maximum(n_m, 1.0)
@@ -167,12 +171,19 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     s_out = scales["probe_map_output_exponent"]
     cfe_o = runs_o * c + np.maximum(cfe - runs_p * c, 0.0) * s_out
     return {
-        "MFE": n_m * a_m + np.maximum(mfe - processes * a_m, 0.0) / f,
-        "RFE": n_r * a_r + np.maximum(rfe - k_r * a_r, 0.0) * per_record,
+        "MFE": n_m * a_m + np.maximum(mfe - paid_m, 0.0) / f,
+        "RFE": n_r * a_r + np.maximum(rfe - paid_r, 0.0) * per_record,
         "MO": mo_o, "MOR": mor_o, "RIR": rir_o, "SB": sb_o,
         "RO": ro * by_keys, "RO_map": grow(ro, "probe_map_output_exponent"),
         "CIR": grow(cir, "probe_map_output_exponent"), "CFE": cfe_o,
     }
+
+
+def fixed_paid(a: np.ndarray, k: np.ndarray, startup: np.ndarray) -> np.ndarray:
+    """What the probe's ``k`` tasks (or mapper processes) of a kind paid in fixed costs: ``a``
+    each, but the empty one among them only its ``startup`` (where measured; without it, no
+    empty task ran or the record predates it, and every task paid ``a``)."""
+    return np.where(np.isfinite(startup), startup + (k - 1) * a, k * a)
 
 
 def combiner_runs(n_m: np.ndarray, mo: np.ndarray) -> np.ndarray:
@@ -257,6 +268,10 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     k_r = known("probe_reduce_tasks", 1.0)
     a_m = known("probe_map_function_fixed_ms", 0.0) * _MS
     a_r = known("probe_reduce_function_fixed_ms", 0.0) * _MS
+    s_m = known("probe_map_function_startup_ms") * _MS
+    s_r = known("probe_reduce_function_startup_ms") * _MS
+    paid_m = s_m + (processes - 1) * a_m if math.isfinite(s_m) else processes * a_m
+    paid_r = s_r + (k_r - 1) * a_r if math.isfinite(s_r) else k_r * a_r
     sample = known("probe_input_bytes", f * mi)
     w = known("probe_map_split")
     per_map = mi / max(n_m, 1.0)
@@ -283,9 +298,9 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     runs_o = _combiner_runs_one(n_m, mo_o) if c or runs_p else 0.0
     q = {
         "N_m": n_m, "N_r": n_r, "MI": mi,
-        "MFE": n_m * a_m + max(mfe - processes * a_m, 0.0) / f if math.isfinite(mfe) else
+        "MFE": n_m * a_m + max(mfe - paid_m, 0.0) / f if math.isfinite(mfe) else
         math.nan,
-        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - k_r * a_r, 0.0) * per_record
+        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - paid_r, 0.0) * per_record
                                      if math.isfinite(rfe) else math.nan),
         "MO": mo_o, "MOR": mor_o,
         "RIR": 0.0 if map_only else rir_o, "SB": 0.0 if map_only else sb_o,

@@ -13,10 +13,12 @@ Two tasks of different sizes give each quantity two points, enough for a shape w
 parameters. Beside them runs one **empty** map and one empty reduce: the function's start-up,
 measured directly.
 
-- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. It is
-  the empty task's time where the probe ran one; two noisy points alone
-  (:func:`fixed_part`) fix it poorly when start-up is most of a small task, and an error in
-  ``a`` is multiplied by the job's input over the probe's;
+- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. The
+  empty task measures the start-up ``s``; a task with input may pay a little more once (its
+  first record, an output written at its end), so ``a`` is the two tasks' intercept, at
+  least ``s`` (:func:`fixed_cost`) — two noisy points alone (:func:`fixed_part`) fix it
+  poorly when start-up is most of a small task, and an error in ``a`` is multiplied by the
+  job's input over the probe's;
 - output counts follow a power of a task's input, ``y = c·x^β`` with 0 ≤ β ≤ 1: β = 1 grows
   with the input, β = 0 is a fixed-size output, between is a saturating combiner
   (:func:`growth_exponent`);
@@ -112,8 +114,8 @@ class TaskCounts:
 def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
                   ) -> dict[str, float | int | None]:
     """The record's split-probe columns from the probe's tasks (two maps, two reduces) and its
-    ``empty`` tasks (start-up alone); the columns are None where the probe did not run two
-    tasks of a kind."""
+    ``empty`` tasks (start-up alone); the shape columns are None where the probe did not run
+    two tasks of a kind, the fixed costs where it ran neither two tasks nor an empty one."""
     maps = [t for t in tasks if t.kind == "MAP"]
     reduces = [t for t in tasks if t.kind == "REDUCE"]
     startup = {t.kind: t.function_ms for t in empty if t.function_ms is not None}
@@ -122,19 +124,23 @@ def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
         "probe_map_processes": sum(t.processes for t in maps) if maps else None,
         "probe_map_split": None, "probe_reduce_split": None,
         "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
+        "probe_map_function_startup_ms": startup.get("MAP") if maps else None,
+        "probe_reduce_function_startup_ms": startup.get("REDUCE") if reduces else None,
         "probe_map_output_exponent": None, "probe_reduce_input_exponent": None,
         "probe_key_exponent": None,
     }
+    timed_maps = [m for m in maps if m.function_ms is not None]
+    if timed_maps:
+        line = None
+        if len(maps) == 2 and len(timed_maps) == 2:
+            m1, m2 = maps
+            line = fixed_per_process(Point(m1.input, m1.function_ms),
+                                     Point(m2.input, m2.function_ms), m1.processes, m2.processes)
+        out["probe_map_function_fixed_ms"] = fixed_cost(
+            startup.get("MAP"), line, min(m.function_ms / m.processes for m in timed_maps))
     if len(maps) == 2:
         m1, m2 = maps
         out["probe_map_split"] = share(Point(m1.input, 0), Point(m2.input, 0))
-        if "MAP" in startup:
-            out["probe_map_function_fixed_ms"] = min(
-                startup["MAP"], *((m.function_ms or 0.0) / m.processes for m in maps))
-        elif m1.function_ms is not None and m2.function_ms is not None:
-            out["probe_map_function_fixed_ms"] = fixed_per_process(
-                Point(m1.input, m1.function_ms), Point(m2.input, m2.function_ms),
-                m1.processes, m2.processes)
         out["probe_map_output_exponent"] = growth_exponent(
             Point(m1.input, m1.output_records), Point(m2.input, m2.output_records))
         out["probe_reduce_input_exponent"] = growth_exponent(
@@ -142,16 +148,33 @@ def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
         if m1.keys is not None and m2.keys is not None:
             out["probe_key_exponent"] = growth_exponent(Point(m1.input, m1.keys),
                                                         Point(m2.input, m2.keys))
+    fed = [r for r in reduces if r.function_ms is not None and r.input > 0]
+    if fed:
+        line = None
+        if len(reduces) == 2:
+            r1, r2 = reduces
+            line = _fixed(r1.input, r1.function_ms, r2.input, r2.function_ms)
+        out["probe_reduce_function_fixed_ms"] = fixed_cost(
+            startup.get("REDUCE"), line, min(r.function_ms for r in fed))
     if len(reduces) == 2:
         r1, r2 = reduces
         out["probe_reduce_split"] = share(Point(r1.input, 0), Point(r2.input, 0))
-        if "REDUCE" in startup:
-            out["probe_reduce_function_fixed_ms"] = min(
-                startup["REDUCE"], *(r.function_ms or 0.0 for r in reduces if r.input > 0))
-        else:
-            out["probe_reduce_function_fixed_ms"] = _fixed(r1.input, r1.function_ms,
-                                                           r2.input, r2.function_ms)
     return out
+
+
+def fixed_cost(startup: float | None, line: float | None, ceiling: float) -> float | None:
+    """``a``, what a task that reads input pays whatever its size.
+
+    The empty task measures the function's start-up alone; a task with input can pay more
+    once (its first record, the output it writes at its end whatever it read), which only
+    the intercept of its two tasks' ``line`` shows. So ``a`` is that intercept, not below the
+    start-up, nor above the smaller task's time (``ceiling``); the start-up alone where there
+    is no line (one task of the kind), the line alone where there is no empty task. Left at
+    the start-up, such a step would be scaled by ``1 / f_p`` as if it were work per record —
+    thousands of times over for a job of a thousand maps."""
+    if startup is None:
+        return line
+    return min(startup if line is None else max(line, startup), ceiling)
 
 
 def _fixed(x1: float, t1: float | None, x2: float, t2: float | None) -> float | None:

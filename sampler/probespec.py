@@ -57,7 +57,7 @@ PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
 #: The split probe's shape columns (:mod:`jobsize.sampler.probeparts`): null where two tasks
 #: of a kind could not tell a shape apart (too few records, no reduces, no output).
 PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
-    ("_split", "_fixed_ms", "_exponent")))
+    ("_split", "_fixed_ms", "_startup_ms", "_exponent")))
 #: Probe columns every probe of a job that is not uber fills.
 PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_SHAPE)
 

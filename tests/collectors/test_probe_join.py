@@ -148,6 +148,7 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         # one map and one reduce: no shape to tell
         "probe_map_split": None, "probe_reduce_split": None,
         "probe_map_function_fixed_ms": None, "probe_reduce_function_fixed_ms": None,
+        "probe_map_function_startup_ms": None, "probe_reduce_function_startup_ms": None,
         "probe_map_output_exponent": None, "probe_reduce_input_exponent": None,
         "probe_key_exponent": None,
         # the probe's task times from its history; no empty tasks, no combiner

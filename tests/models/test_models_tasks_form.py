@@ -71,6 +71,32 @@ def test_split_columns_from_two_maps_and_two_reduces():
     assert one["probe_map_tasks"] == 1 and one["probe_map_function_fixed_ms"] is None
 
 
+def test_a_task_with_input_may_pay_more_than_the_empty_tasks_start_up():
+    # t = 30 ms + 0.04 ms per byte for a map with input; its empty map starts in 20 ms (the
+    # 10 ms more are paid once by a task that reads anything: its first record, its output)
+    tasks = [TaskCounts("MAP", 1000, 70.0, 300, 100, 0),
+             TaskCounts("MAP", 2000, 110.0, 600, 150, 0),
+             TaskCounts("REDUCE", 80, 35.0, 80, 0, 800),
+             TaskCounts("REDUCE", 170, 40.0, 170, 0, 1700)]
+    empty = [TaskCounts("MAP", 0, 20.0, 0, 0, 0), TaskCounts("REDUCE", 0, 25.0, 0, 0, 0)]
+    cols = split_columns(tasks, empty)
+    assert cols["probe_map_function_fixed_ms"] == pytest.approx(30.0)  # the line's intercept
+    assert cols["probe_map_function_startup_ms"] == 20.0
+    assert cols["probe_reduce_function_fixed_ms"] == pytest.approx(35 - 5 / 90 * 80)
+    assert cols["probe_reduce_function_startup_ms"] == 25.0
+    # a line below the start-up is noise: the start-up stands
+    slow_start = [TaskCounts("MAP", 0, 45.0, 0, 0, 0), empty[1]]
+    assert split_columns(tasks, slow_start)["probe_map_function_fixed_ms"] == 45.0
+    # ... but never above the smaller task
+    slower = [TaskCounts("MAP", 0, 90.0, 0, 0, 0), empty[1]]
+    assert split_columns(tasks, slower)["probe_map_function_fixed_ms"] == 70.0
+    # one map (too few records to cut in two) still has its start-up measured
+    one = split_columns(tasks[:1] + tasks[2:3], empty)
+    assert one["probe_map_tasks"] == 1 and one["probe_map_function_fixed_ms"] == 20.0
+    assert one["probe_reduce_function_fixed_ms"] == 25.0
+    assert one["probe_map_output_exponent"] is None  # no shape from one task
+
+
 # -- eq 8 per task --------------------------------------------------------------------------------
 
 
@@ -101,6 +127,20 @@ def test_per_task_costs_scale_by_the_task_count_and_the_rest_by_the_input():
     assert paper["MFE"][0] == pytest.approx((2 * 0.05 + 1.0) * 40)
     assert paper["RFE"][0] == pytest.approx((2 * 0.04 + 0.3) * 40)
     assert q["MOR"][0] == pytest.approx(paper["MOR"][0])  # linear outputs: the same
+
+
+def test_the_empty_task_paid_its_start_up_and_the_others_their_fixed_cost():
+    # two maps of 60 ms fixed + the empty map's 20 ms start-up, 1000 ms of work in all
+    job = _probe(probe_map_processes=3.0, probe_map_function_ms=2 * 60 + 20 + 1000.0,
+                 probe_map_function_fixed_ms=60.0, probe_map_function_startup_ms=20.0,
+                 probe_reduce_tasks=3.0, probe_reduce_function_ms=2 * 40 + 25 + 300.0,
+                 probe_reduce_function_startup_ms=25.0)
+    q = scaling.probe(job, "tasks")
+    assert q["MFE"][0] == pytest.approx(40 * 0.06 + 1.0 * 40)
+    assert q["RFE"][0] == pytest.approx(4 * 0.04 + 0.3 * 40)
+    one = {k: float(v[0]) for k, v in job.items()}
+    assert scaling.probe_one(one)["MFE"] == pytest.approx(q["MFE"][0])
+    assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
 
 
 def test_a_fixed_size_map_output_does_not_grow_with_the_job():
@@ -199,7 +239,8 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
             "probe_reduce_input_exponent", "probe_key_exponent", "probe_reduce_input_groups",
             "probe_combine_function_ms", "probe_combine_input_records", "probe_input_bytes",
             "probe_map_split", "probe_map_processes", "probe_combine_runs",
-            "probe_combine_function_fixed_ms")
+            "probe_combine_function_fixed_ms", "probe_map_function_startup_ms",
+            "probe_reduce_function_startup_ms")
 
 
 @given(n_m=st.integers(1, 2000), n_r=st.integers(0, 64), mi=st.floats(1e3, 1e12),

@@ -156,7 +156,7 @@ def test_probe_record_reads_the_counters() -> None:
         "probe_reduce_output_bytes": 700, "probe_wall_ms": 2500.5,
         # a probe of one map and one reduce (no task counters): no split columns
         **{c: None for c in PROBE_COLUMNS if c.endswith(("_tasks", "_split", "_fixed_ms",
-                                                         "_exponent", "_task_ms"))},
+                                                         "_startup_ms", "_exponent", "_task_ms"))},
         "probe_combine_function_ms": 0.0, "probe_combine_input_records": 0,
         "probe_combine_runs": 0,
         "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None, "probe_map_processes": None,
