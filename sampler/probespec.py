@@ -54,8 +54,9 @@ Function = tuple[str, ...] | Callable[..., Any]
 #: The job record's probe columns, in schema order.
 PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
                                        if c.name.startswith("probe_"))
-#: The split probe's shape columns (:mod:`jobsize.sampler.probeparts`): null where two tasks
-#: of a kind could not tell a shape apart (too few records, no reduces, no output).
+#: The split probe's shape columns (:mod:`jobsize.sampler.probeparts`): null where the probe
+#: could not measure them (a cluster probe's one map and reduce; two tasks of a kind too alike
+#: to tell a shape apart: too few records, no reduces, no output).
 PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
     ("_split", "_fixed_ms", "_startup_ms", "_exponent")))
 #: Probe columns every probe of a job that is not uber fills.
