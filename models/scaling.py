@@ -270,8 +270,7 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     a_r = known("probe_reduce_function_fixed_ms", 0.0) * _MS
     s_m = known("probe_map_function_startup_ms") * _MS
     s_r = known("probe_reduce_function_startup_ms") * _MS
-    paid_m = s_m + (processes - 1) * a_m if math.isfinite(s_m) else processes * a_m
-    paid_r = s_r + (k_r - 1) * a_r if math.isfinite(s_r) else k_r * a_r
+    paid_m, paid_r = _fixed_paid_one(a_m, processes, s_m), _fixed_paid_one(a_r, k_r, s_r)
     sample = known("probe_input_bytes", f * mi)
     w = known("probe_map_split")
     per_map = mi / max(n_m, 1.0)
@@ -310,6 +309,11 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     if map_only and q["MO"] == 0:
         q["MO"] = ro * s_out
     return q
+
+
+def _fixed_paid_one(a: float, k: float, startup: float) -> float:
+    """:func:`fixed_paid` of one job."""
+    return startup + (k - 1) * a if math.isfinite(startup) else k * a
 
 
 def _combiner_runs_one(n_m: float, mo: float) -> float:
