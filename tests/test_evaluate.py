@@ -28,6 +28,7 @@ from jobsize.cli import main
 from jobsize.errors import ConfigError
 from jobsize.heldout import (
     Design,
+    coverage_spread,
     flat_job,
     kind_scores,
     prediction_columns,
@@ -84,7 +85,8 @@ def test_evaluate_writes_trace_report_model_and_job_documents(evaluated):
     report = (out / "report.md").read_text()
     for text in ("| hashaudit | 2 | 0 |", "| pagestats | 2 | 0 |", "| all held-out jobs | 4 |",
                  "## Leave one kind out", "| held-out kinds | 4 |", "90 % interval coverage",
-                 "jobsize evaluate -o"):
+                 "jobsize evaluate -o", "## How much coverage depends on the kinds",
+                 "Sets of 2 kinds drawn at random from the "):
         assert text in report, text
 
 
@@ -191,6 +193,42 @@ def test_kind_scores_on_a_fixed_table():
     assert (s.probe_jobs, s.probe_median, s.probe_p90) == (3, pytest.approx(0.01),
                                                            pytest.approx(0.01))
     assert ErrorProfile.of(pairs.iloc[:0]).jobs == 0
+
+
+def _coverage_table(kinds: list[str], inside: list[bool]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "job_type": kinds, "S_mb_s": 100.0,
+        "S_low_mb_s": [50.0 if i else 150.0 for i in inside],
+        "S_high_mb_s": [200.0 if i else 300.0 for i in inside]})
+
+
+def test_coverage_spread_over_sets_of_kinds():
+    # a and c covered whole, b missed whole; d's only interval is unbounded (says nothing)
+    pairs = _coverage_table(list("aabbccd"), [True, True, False, False, True, True, True])
+    pairs.loc[6, "S_high_mb_s"] = np.inf
+    one = coverage_spread(pairs, 1, draws=3000, seed=1)
+    assert one.per_kind == {"a": 1.0, "b": 0.0, "c": 1.0}
+    assert one.quantiles[0] == 0.0 and one.quantiles[2] == 1.0
+    assert one.above == pytest.approx(2 / 3, abs=0.05)
+    assert one.below == pytest.approx(1 / 3, abs=0.05)
+    assert one.above + one.below == 1.0  # no set of one kind lands inside the band
+    every = coverage_spread(pairs, 3, draws=50)
+    assert every.quantiles == pytest.approx((2 / 3,) * 3) and every.below == 1.0
+    assert coverage_spread(pairs, 4) is None
+
+
+@given(st.lists(st.tuples(st.sampled_from("pqrstu"), st.booleans()), min_size=1, max_size=30),
+       st.integers(1, 6))
+def test_coverage_of_every_set_lies_between_its_kinds(jobs, size):
+    pairs = _coverage_table([k for k, _ in jobs], [i for _, i in jobs])
+    spread = coverage_spread(pairs, size, draws=200)
+    if spread is None:
+        assert size > len({k for k, _ in jobs})
+        return
+    low, high = min(spread.per_kind.values()), max(spread.per_kind.values())
+    assert low - 1e-12 <= spread.quantiles[0] <= spread.quantiles[1] <= spread.quantiles[2]
+    assert spread.quantiles[2] <= high + 1e-12
+    assert 0 <= spread.above + spread.below <= 1
 
 
 def test_prediction_fields_are_read_generically():
