@@ -4,7 +4,8 @@ Counters are kept as Hadoop groups them, ``{group_name: {counter_name: value}}``
 names as written (``org.apache.hadoop.mapreduce.TaskCounter``, ``Shuffle Errors``, …). The
 record's counter columns name their Hadoop counter in :attr:`jobsize.schema.Column.hadoop`;
 older Hadoop releases used other group names for the same counters, accepted as aliases.
-MFE and RFE are the ``jobsize`` group's function-time counters (paper eq 6 and 7 inputs).
+MFE and RFE are the ``jobsize`` group's function-time counters (paper eq 6 and 7 inputs); the
+same group holds the functions' start-ups and the combiner's runs, where measured.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ from typing import Any
 
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
+    COMBINE_FUNCTION_STARTUP_COUNTER,
+    COMBINE_RUNS_COUNTER,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
+    JOB_SCHEMA,
     MAP_FUNCTION_COUNTER,
+    MAP_FUNCTION_STARTUP_COUNTER,
     REDUCE_FUNCTION_COUNTER,
+    REDUCE_FUNCTION_STARTUP_COUNTER,
 )
 
 Counters = dict[str, dict[str, int]]
@@ -35,7 +41,11 @@ GROUP_ALIASES: dict[str, tuple[str, ...]] = {
 
 _FUNCTION_COLUMNS = {"map_function_ms": ("map", MAP_FUNCTION_COUNTER),
                      "reduce_function_ms": ("reduce", REDUCE_FUNCTION_COUNTER),
-                     "combine_function_ms": ("map", COMBINE_FUNCTION_COUNTER)}
+                     "combine_function_ms": ("map", COMBINE_FUNCTION_COUNTER),
+                     "map_function_startup_ms": ("map", MAP_FUNCTION_STARTUP_COUNTER),
+                     "reduce_function_startup_ms": ("reduce", REDUCE_FUNCTION_STARTUP_COUNTER),
+                     "combine_function_startup_ms": ("map", COMBINE_FUNCTION_STARTUP_COUNTER),
+                     "combine_runs": ("map", COMBINE_RUNS_COUNTER)}
 
 #: Record columns read from one side's counters (``map:`` / ``reduce:`` in Column.hadoop).
 PHASE_COLUMNS: dict[str, tuple[str, str, str]] = {
@@ -86,7 +96,8 @@ def record_columns(counters: Mapping[str, Counters]) -> dict[str, Any]:
         value = lookup(total, FUNCTION_TIME_GROUP, name)
         if value is None:
             value = lookup(counters.get(phase, {}), FUNCTION_TIME_GROUP, name)
-        row[column] = None if value is None else float(value)
+        kind = int if JOB_SCHEMA[column].dtype == "Int64" else float
+        row[column] = None if value is None else kind(value)
     for column, (phase, group, name) in PHASE_COLUMNS.items():
         row[column] = lookup(counters.get(phase, {}), group, name)
     return row

@@ -27,8 +27,14 @@ null when the probe ran without the wrapper), the probe's CPU time per side is H
 are Hadoop's; a map-only
 probe reports zeros for the reduce side. f_p is ``jobsize.probe.fraction``, or where a probe does
 not carry it, the sample's bytes over the job's input bytes; the wall time is the probe job's
-submit-to-finish time. The split probe's shape columns (per-task fixed costs, growth exponents)
-stay null: they need two probe tasks of each kind, which a probe on a cluster does not run.
+submit-to-finish time. What a task pays whatever its input — ``probe_map_function_fixed_ms``,
+``probe_reduce_function_fixed_ms`` and, per combiner run, ``probe_combine_function_fixed_ms`` —
+is the functions' start-up, which the wrapper measures in every task by running the function
+once over no input first (``MAP_FUNCTION_STARTUP_MILLIS``, ...; ``COMBINE_RUNS`` counts the
+combiner's runs), at most the function's own time per task. The split probe's shape columns
+(its two tasks' intercept, growth exponents) stay null: they need two probe tasks of each kind
+and their own counters, which a probe on a cluster does not report; so do the empty tasks'
+``probe_*_function_startup_ms`` (no empty task ran: every probe task paid its start-up).
 """
 
 from __future__ import annotations
@@ -147,8 +153,8 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
 
     ``input_bytes`` is the sample's size (None: the bytes the probe read); ``n_reduces`` the
     probed job's N_r (None: the probe's own reduce count), 0 making the reduce side zeros. The
-    split probe's shape columns stay null: they need two probe tasks of each kind, and a probe
-    on a cluster runs one map per sample file and one reduce.
+    per-task fixed costs come from the timing wrapper's start-up counters where it measured
+    them; the split probe's shape columns stay null (see the module docstring).
     """
     if n_reduces is None:
         n_reduces = record.get("n_reduces")
@@ -158,6 +164,7 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
             else float(max(0, finished - submitted)))
     combined = record.get("combine_input_records") or 0
     cfe = record.get("combine_function_ms")
+    runs = record.get("combine_runs")
 
     def reduce_side(column: str, zero: Any) -> Any:
         return zero if map_only else record.get(column)
@@ -183,13 +190,30 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_tasks": record.get("n_reduces"),
         "probe_combine_function_ms": cfe if cfe is not None else (0.0 if not combined else None),
         "probe_combine_input_records": combined,
-        # Hadoop counts no combiner runs: unknown wherever a combiner ran
-        "probe_combine_runs": None if combined else 0,
+        # Hadoop counts no combiner runs; the timing wrapper does, where it wrapped the combiner
+        "probe_combine_runs": runs if combined else 0,
+        "probe_map_function_fixed_ms": _per_task(record.get("map_function_startup_ms"),
+                                                 record.get("n_maps"),
+                                                 record.get("map_function_ms")),
+        "probe_reduce_function_fixed_ms": None if map_only else _per_task(
+            record.get("reduce_function_startup_ms"), record.get("n_reduces"),
+            record.get("reduce_function_ms")),
+        "probe_combine_function_fixed_ms": _per_task(
+            record.get("combine_function_startup_ms"), runs, cfe) if combined else None,
         "probe_reduce_input_groups": reduce_side("reduce_input_groups", 0),
         "probe_map_task_ms": _float(record.get("map_time_ms")),
         "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
     })
     return columns
+
+
+def _per_task(startup_ms: float | None, tasks: int | None, function_ms: float | None
+              ) -> float | None:
+    """What one task (or combiner run) paid whatever its input: the mean start-up the timing
+    wrapper measured over its ``tasks``, at most their mean function time; None unmeasured."""
+    if startup_ms is None or function_ms is None or not tasks or tasks <= 0:
+        return None
+    return min(startup_ms, function_ms) / tasks
 
 
 # ---------------------------------------------------------------------------------------------

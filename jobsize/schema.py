@@ -44,6 +44,11 @@ MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 #: Times a map task ran its combiner (once per spill, and once more over a merge of three or
 #: more spills), reported by the local engine: each run starts the combiner afresh.
 COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
+#: A function's start-up: its time over no input, which a cluster probe's timing wrapper
+#: measures in every task (and every combiner run) before the function reads its records.
+MAP_FUNCTION_STARTUP_COUNTER = "MAP_FUNCTION_STARTUP_MILLIS"
+REDUCE_FUNCTION_STARTUP_COUNTER = "REDUCE_FUNCTION_STARTUP_MILLIS"
+COMBINE_FUNCTION_STARTUP_COUNTER = "COMBINE_FUNCTION_STARTUP_MILLIS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
@@ -178,6 +183,18 @@ JOB_COLUMNS: tuple[Column, ...] = (
        f"{FUNCTION_TIME_GROUP}.{REDUCE_FUNCTION_COUNTER}"),
     _c("combine_function_ms", "Float64", "ms", "CFE: time inside the combiner",
        f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_COUNTER}"),
+    _c("map_function_startup_ms", "Float64", "ms", "the map function's time over no input "
+       "(its start-up), summed over the map tasks; a probe's timing wrapper measures it",
+       f"{FUNCTION_TIME_GROUP}.{MAP_FUNCTION_STARTUP_COUNTER}"),
+    _c("reduce_function_startup_ms", "Float64", "ms", "the reduce function's time over no "
+       "input, summed over the reduce tasks; a probe's timing wrapper measures it",
+       f"{FUNCTION_TIME_GROUP}.{REDUCE_FUNCTION_STARTUP_COUNTER}"),
+    _c("combine_function_startup_ms", "Float64", "ms", "the combiner's time over no records, "
+       "summed over its runs; a probe's timing wrapper measures it",
+       f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_STARTUP_COUNTER}"),
+    _c("combine_runs", "Int64", "runs", "times the map tasks started the combiner (once per "
+       "spill, once more over a merge of three or more spills)",
+       f"{FUNCTION_TIME_GROUP}.{COMBINE_RUNS_COUNTER}"),
     _c("map_cpu_ms", "Int64", "ms", "CPU time of successful map attempts",
        f"map:{_TC}.CPU_MILLISECONDS"),
     _c("reduce_cpu_ms", "Int64", "ms", "CPU time of successful reduce attempts",

@@ -30,12 +30,14 @@ from jobsize.sampler.splits import Split, input_splits, total_bytes
 from jobsize.errors import ConfigError, InputError
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
+    COMBINE_FUNCTION_STARTUP_COUNTER,
     COMBINE_RUNS_COUNTER,
     DEFAULT_CONTAINERS,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
     JOB_SCHEMA,
     MAP_FUNCTION_COUNTER,
+    MAP_FUNCTION_STARTUP_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
     PROBE_FOR_KEY,
     PROBE_FRACTION_KEY,
@@ -45,6 +47,7 @@ from jobsize.schema import (
     PROBE_NAME_PREFIX,
     PROBE_REDUCES_KEY,
     REDUCE_FUNCTION_COUNTER,
+    REDUCE_FUNCTION_STARTUP_COUNTER,
 )
 from jobsize.ubermode import decide
 
@@ -449,10 +452,15 @@ def _streaming_command(function: Function | None, what: str) -> str:
     return " ".join(streaming_quote(a) for a in function)
 
 
-def _timed(function: Function | None, what: str, counter: str, python: str) -> str:
+def _timed(function: Function | None, what: str, counter: str, python: str, startup: str,
+           runs: str | None = None) -> str:
+    """``function`` under the timing wrapper: its time, its start-up (a first run over no
+    input) and, for a combiner, its runs, as ``jobsize`` counters."""
     wrapper = Path(timing_wrapper.__file__).name
-    return (f"{python} {wrapper} --counter {FUNCTION_TIME_GROUP},{counter} -- "
-            f"{_streaming_command(function, what)}")
+    g = FUNCTION_TIME_GROUP
+    counted = f" --runs-counter {g},{runs}" if runs else ""
+    return (f"{python} {wrapper} --counter {g},{counter} --startup-counter {g},{startup}"
+            f"{counted} -- {_streaming_command(function, what)}")
 
 
 def render_hadoop(
@@ -473,9 +481,11 @@ def render_hadoop(
     tells its inputs apart; each becomes one map), ``sample_bytes`` its size and ``output`` an
     HDFS directory that must not exist. The job runs in uber mode — one map per sample file and
     one reduce inside the AM container, on the probing queue — with the job's container sizes,
-    the AM sized to hold them, and the mapper and reducer wrapped by ``timing_wrapper.py``,
-    which reports MFE and RFE as ``jobsize`` counters. The command is for a POSIX shell, one
-    option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
+    the AM sized to hold them, and the mapper, combiner and reducer wrapped by
+    ``timing_wrapper.py``, which reports MFE, CFE and RFE as ``jobsize`` counters, each
+    function's start-up (its time over no input, run first in every task and combiner run:
+    what a task pays whatever its input) and the combiner's runs. The command is for a POSIX
+    shell, one option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
     The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
     the identity to give the production job too).
     """
@@ -512,13 +522,16 @@ def render_hadoop(
     lines.append("-files " + q(",".join([timing_wrapper.__file__, *spec.files])))
     lines += [f"-input {q(path)}" for path in samples]
     lines.append(f"-output {q(output)}")
-    lines.append("-mapper " + q(_timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python)))
+    lines.append("-mapper " + q(_timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python,
+                                       MAP_FUNCTION_STARTUP_COUNTER)))
     if spec.combiner is not None:
-        lines.append("-combiner " + q(_streaming_command(spec.combiner, "combiner")))
+        lines.append("-combiner " + q(_timed(spec.combiner, "combiner", COMBINE_FUNCTION_COUNTER,
+                                             python, COMBINE_FUNCTION_STARTUP_COUNTER,
+                                             COMBINE_RUNS_COUNTER)))
     if spec.map_only:
         lines.append("-numReduceTasks 0")
     else:
         lines.append("-reducer " + q(_timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER,
-                                            python)))
+                                            python, REDUCE_FUNCTION_STARTUP_COUNTER)))
         lines.append("-numReduceTasks 1")
     return " \\\n  ".join(lines)

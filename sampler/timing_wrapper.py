@@ -10,6 +10,12 @@ The command inherits stdin, stdout and stderr, so records flow to and from it un
 exits, the wall time from its start to its exit — the map (reduce) function time, MFE (RFE) — is
 written to stderr as ``reporter:counter:<group>,<counter>,<milliseconds>``, which Hadoop
 Streaming adds to the job's counters. The wrapper exits with the command's status.
+
+``--startup-counter GROUP,NAME`` first runs the command once over no input (stdin empty, its
+output and messages discarded) and reports that run's time — the function's start-up, what a
+task pays whatever its input — when it succeeds. ``--runs-counter GROUP,NAME`` adds 1 per
+invocation: wrapped around a combiner, which Hadoop starts afresh at every spill, it counts the
+combiner's runs.
 """
 
 from __future__ import annotations
@@ -26,13 +32,31 @@ def main(argv: list[str] | None = None) -> int:
         description="Run a streaming command and report its run time as a Hadoop counter.")
     parser.add_argument("--counter", required=True, metavar="GROUP,NAME",
                         help="counter group and name, e.g. jobsize,MAP_FUNCTION_MILLIS")
+    parser.add_argument("--startup-counter", metavar="GROUP,NAME", default=None,
+                        help="also run the command once over no input first and report its "
+                        "time under this counter")
+    parser.add_argument("--runs-counter", metavar="GROUP,NAME", default=None,
+                        help="add 1 to this counter per invocation")
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="the mapper or reducer command, after --")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    group, sep, name = args.counter.partition(",")
-    if not (command and sep and group and name) or "," in name:
-        parser.error("need --counter GROUP,NAME and a command after --")
+    given = (args.counter, args.startup_counter, args.runs_counter)
+    timed, startup, runs = (_counter(c) for c in given)
+    if not command or any(c is not None and _counter(c) is None for c in given):
+        parser.error("need --counter GROUP,NAME (every counter as GROUP,NAME) and a command "
+                     "after --")
+    if runs:
+        _report(runs, 1)
+    if startup:
+        try:
+            started = time.perf_counter_ns()
+            empty = subprocess.call(command, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if empty == 0:
+                _report(startup, (time.perf_counter_ns() - started) // 1_000_000)
+        except OSError:
+            pass  # the real run below reports it
     started = time.perf_counter_ns()
     try:
         status = subprocess.call(command)
@@ -40,12 +64,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"timing_wrapper.py: cannot run {command[0]}: {exc.strerror or exc}",
               file=sys.stderr)
         return 127
-    millis = (time.perf_counter_ns() - started) // 1_000_000
-    sys.stderr.write(f"reporter:counter:{group},{name},{millis}\n")
-    sys.stderr.flush()
+    _report(timed, (time.perf_counter_ns() - started) // 1_000_000)
     if status < 0:  # killed by a signal: report it the way a shell would
         return 128 - status
     return status
+
+
+def _counter(text: str | None) -> tuple[str, str] | None:
+    """``(group, name)`` of a ``GROUP,NAME`` option; None when absent or malformed."""
+    group, sep, name = (text or "").partition(",")
+    return (group, name) if sep and group and name and "," not in name else None
+
+
+def _report(counter: tuple[str, str], value: int) -> None:
+    sys.stderr.write(f"reporter:counter:{counter[0]},{counter[1]},{value}\n")
+    sys.stderr.flush()
 
 
 if __name__ == "__main__":

@@ -272,10 +272,18 @@ def test_function_time_counters_become_mfe_and_rfe(jhist_dir):
     body["totalCounters"]["groups"].append({
         "name": "jobsize", "displayName": "jobsize",
         "counts": [{"name": "MAP_FUNCTION_MILLIS", "displayName": "m", "value": 4321},
-                   {"name": "REDUCE_FUNCTION_MILLIS", "displayName": "r", "value": 765}]})
+                   {"name": "REDUCE_FUNCTION_MILLIS", "displayName": "r", "value": 765},
+                   # what a probe's timing wrapper adds: start-ups and the combiner's runs
+                   {"name": "MAP_FUNCTION_STARTUP_MILLIS", "displayName": "s", "value": 300},
+                   {"name": "REDUCE_FUNCTION_STARTUP_MILLIS", "displayName": "s", "value": 40},
+                   {"name": "COMBINE_FUNCTION_STARTUP_MILLIS", "displayName": "s", "value": 9},
+                   {"name": "COMBINE_RUNS", "displayName": "runs", "value": 12}]})
     events[-1] = json.dumps(finished).encode()
     record = parse_jhist(b"\n".join([magic, schema, *events]), source="f").record
     assert (record["map_function_ms"], record["reduce_function_ms"]) == (4321.0, 765.0)
+    assert (record["map_function_startup_ms"], record["reduce_function_startup_ms"],
+            record["combine_function_startup_ms"]) == (300.0, 40.0, 9.0)
+    assert record["combine_runs"] == 12 and isinstance(record["combine_runs"], int)
 
 
 # -- errors --------------------------------------------------------------------------------

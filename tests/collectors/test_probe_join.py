@@ -161,6 +161,31 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
     assert combined.columns["probe_combine_runs"] is None  # Hadoop counts no combiner runs
 
 
+def test_a_probe_whose_functions_the_timing_wrapper_started_empty_has_fixed_costs():
+    """The wrapper's start-up counters (summed over the probe's tasks and combiner runs) give
+    what each task and run pays whatever its input: the mean start-up, at most the mean
+    function time."""
+    conf = {"jobsize.probe.for": "wc", "jobsize.probe.fraction": "0.125"}
+    record = _record(n_maps=2, map_function_ms=11.0, map_function_startup_ms=6.0,
+                     reduce_function_ms=12.0, reduce_function_startup_ms=20.0,
+                     combine_input_records=50, combine_function_ms=9.0,
+                     combine_function_startup_ms=4.5, combine_runs=3)
+    columns = find_probe(record, conf).columns
+    assert columns["probe_map_function_fixed_ms"] == 3.0  # 6 ms over two maps
+    assert columns["probe_reduce_function_fixed_ms"] == 12.0  # no more than the function's time
+    assert columns["probe_combine_function_fixed_ms"] == 1.5  # 4.5 ms over three runs
+    assert columns["probe_combine_runs"] == 3
+    # no empty task ran: every probe task paid its start-up
+    assert columns["probe_map_function_startup_ms"] is None
+    assert columns["probe_reduce_function_startup_ms"] is None
+    # a map-only probe has no reduce side; without a combiner, no combiner cost
+    map_only = find_probe(_record(n_reduces=0, map_function_startup_ms=2.0,
+                                  reduce_function_startup_ms=5.0), conf).columns
+    assert map_only["probe_reduce_function_fixed_ms"] is None
+    assert map_only["probe_map_function_fixed_ms"] == 2.0
+    assert map_only["probe_combine_function_fixed_ms"] is None
+
+
 def test_a_probe_is_recognised_by_its_name_alone():
     probe = find_probe(_record(job_name="jobsize probe: grep -c", n_reduces=0,
                                reduce_function_ms=None, reduce_input_records=None), {})

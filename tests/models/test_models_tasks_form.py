@@ -143,6 +143,27 @@ def test_the_empty_task_paid_its_start_up_and_the_others_their_fixed_cost():
     assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
 
 
+def test_a_cluster_probes_start_ups_scale_by_the_task_count():
+    """A probe on a cluster: one map and one reduce, each timed by the wrapper with its
+    function's start-up measured over no input first (no empty task, no shape columns)."""
+    from jobsize.collectors.probe_join import find_probe
+
+    record = {"job_id": "job_1_1", "job_name": "jobsize probe: wc", "submit_time_ms": 0,
+              "finish_time_ms": 9000, "state": "SUCCEEDED", "n_maps": 1, "n_reduces": 1,
+              "map_input_bytes": 10e6, "map_output_bytes": 2e6, "map_output_records": 20_000,
+              "reduce_input_records": 20_000, "reduce_output_bytes": 1e5,
+              "map_function_ms": 50 + 1000.0, "map_function_startup_ms": 50.0,
+              "reduce_function_ms": 40 + 300.0, "reduce_function_startup_ms": 40.0}
+    columns = find_probe(record, {"jobsize.probe.fraction": repr(1 / 40)}).columns
+    job = {"n_maps": 40.0, "n_reduces": 4.0, "map_input_bytes": 400e6,
+           **{k: v for k, v in columns.items() if v is not None}}
+    q = scaling.probe({k: np.array([float(v)]) for k, v in job.items()}, "tasks")
+    assert q["MFE"][0] == pytest.approx(40 * 0.05 + 1.0 * 40)
+    assert q["RFE"][0] == pytest.approx(4 * 0.04 + 0.3 * 40)
+    assert scaling.probe_one({k: float(v) for k, v in job.items()})["MFE"] == pytest.approx(
+        q["MFE"][0])
+
+
 def test_a_fixed_size_map_output_does_not_grow_with_the_job():
     # an in-map top-100: each probe map emits 100 records (β = 0): the job's 40 maps emit 4000
     job = _probe(probe_map_output_records=200.0, probe_map_output_exponent=0.0,

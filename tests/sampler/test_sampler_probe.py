@@ -300,8 +300,11 @@ def test_render_hadoop_runs_the_probe_in_uber_mode() -> None:
     assert opts["-numReduceTasks"] == ["1"]
     mapper = streaming_split(opts["-mapper"][0])
     assert mapper == ["python3", "timing_wrapper.py", "--counter", "jobsize,MAP_FUNCTION_MILLIS",
+                      "--startup-counter", "jobsize,MAP_FUNCTION_STARTUP_MILLIS",
                       "--", "python3", "wc.py", "map"]
-    assert streaming_split(opts["-reducer"][0])[3] == "jobsize,REDUCE_FUNCTION_MILLIS"
+    reducer = streaming_split(opts["-reducer"][0])
+    assert reducer[3] == "jobsize,REDUCE_FUNCTION_MILLIS"
+    assert reducer[5] == "jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"
 
 
 def test_render_hadoop_map_only_runs_no_reduce() -> None:
@@ -318,7 +321,11 @@ def test_render_hadoop_with_several_sample_files_and_a_combiner() -> None:
     conf, opts = _options(render_hadoop(spec, sample=["/s/a", "/s/b"], sample_bytes=10,
                                         output="/o"))
     assert opts["-input"] == ["/s/a", "/s/b"] and conf["mapreduce.job.ubertask.maxmaps"] == "2"
-    assert streaming_split(opts["-combiner"][0]) == ["python3", "wc.py", "reduce"]
+    # the combiner is timed, its start-up measured and its runs (one per spill) counted
+    assert streaming_split(opts["-combiner"][0]) == [
+        "python3", "timing_wrapper.py", "--counter", "jobsize,COMBINE_FUNCTION_MILLIS",
+        "--startup-counter", "jobsize,COMBINE_FUNCTION_STARTUP_MILLIS",
+        "--runs-counter", "jobsize,COMBINE_RUNS", "--", "python3", "wc.py", "reduce"]
 
 
 def test_render_hadoop_refuses_what_streaming_cannot_run() -> None:
@@ -351,17 +358,51 @@ def test_the_wrapper_reports_function_time_as_streaming_counters(tmp_path: Path)
                  "import sys, time; time.sleep(0.2); sys.stdout.write(sys.stdin.read().upper())"])
     done = _run_rendered(tmp_path, spec, "-mapper", b"a\nb\nc\n")
     assert done.returncode == 0
-    assert done.stdout.strip() == b"3"  # records pass through the wrapper untouched
-    lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("reporter:counter:jobsize,MAP_FUNCTION_MILLIS,")
-    assert int(lines[0].rsplit(",", 1)[1]) >= 0
+    # records pass through the wrapper untouched; the run over no input printed nothing
+    assert done.stdout.strip() == b"3"
+    assert list(_reported(done)) == ["jobsize,MAP_FUNCTION_STARTUP_MILLIS",
+                                     "jobsize,MAP_FUNCTION_MILLIS"]
 
     done = _run_rendered(tmp_path, spec, "-reducer", b"k\t1\n")
     assert done.returncode == 0 and done.stdout == b"K\t1\n"
-    group_name, millis = done.stderr.decode().strip().removeprefix("reporter:counter:") \
-        .rsplit(",", 1)
-    assert group_name == "jobsize,REDUCE_FUNCTION_MILLIS"
-    assert int(millis) >= 200  # the command's own run time is what is reported
+    counters = _reported(done)
+    # the command's own run time, and the start-up's: each sleeps 0.2 s whatever its input
+    assert counters["jobsize,REDUCE_FUNCTION_MILLIS"] >= 200
+    assert counters["jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"] >= 200
+
+
+def _reported(done: subprocess.CompletedProcess) -> dict[str, int]:
+    """The streaming counters a wrapped command reported on stderr, in order."""
+    out = {}
+    for line in done.stderr.decode().splitlines():
+        assert line.startswith("reporter:counter:"), line
+        name, value = line.removeprefix("reporter:counter:").rsplit(",", 1)
+        out[name] = int(value)
+    return out
+
+
+def test_the_wrapped_combiner_counts_its_runs_and_measures_its_start_up(tmp_path: Path) -> None:
+    script = tmp_path / "combine.py"
+    # start-up of 0.15 s, then 1 ms per record; a record count on stdout
+    script.write_text("import sys, time\ntime.sleep(0.15)\nn = 0\n"
+                      "for line in sys.stdin:\n    time.sleep(0.001)\n    n += 1\n"
+                      "print(n)\n")
+    spec = _spec(combiner=[sys.executable, str(script)])
+    done = _run_rendered(tmp_path, spec, "-combiner", b"k\t1\n" * 50)
+    assert done.returncode == 0 and done.stdout == b"50\n"  # not the empty run's "0"
+    counters = _reported(done)
+    assert counters["jobsize,COMBINE_RUNS"] == 1
+    assert counters["jobsize,COMBINE_FUNCTION_STARTUP_MILLIS"] >= 150
+    assert counters["jobsize,COMBINE_FUNCTION_MILLIS"] >= 150 + 50
+
+
+def test_a_function_that_fails_on_no_input_reports_no_start_up(tmp_path: Path) -> None:
+    # fails (status 4) when its input is empty, and only then
+    fussy = [sys.executable, "-c", "import sys; data = sys.stdin.read(); "
+             "sys.exit(0 if data else 4)"]
+    done = _run_rendered(tmp_path, _spec(mapper=fussy), "-mapper", b"x\n")
+    assert done.returncode == 0
+    assert list(_reported(done)) == ["jobsize,MAP_FUNCTION_MILLIS"]
 
 
 def test_the_wrapper_passes_on_failure(tmp_path: Path) -> None:
@@ -381,3 +422,8 @@ def test_the_wrapper_runs_with_the_standard_library_only(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, "-I", timing_wrapper.__file__, "--counter", "g,c",
                            "--", "true"], capture_output=True, check=False)
     assert done.returncode == 0 and done.stderr.startswith(b"reporter:counter:g,c,")
+    for bad in (["--counter", "g"], ["--counter", "g,c", "--startup-counter", "s"],
+                ["--counter", "g,c", "--runs-counter", "r,a,b"]):
+        done = subprocess.run([sys.executable, "-I", timing_wrapper.__file__, *bad, "--",
+                               "true"], capture_output=True, check=False)
+        assert done.returncode == 2 and b"GROUP,NAME" in done.stderr, bad
