@@ -3,19 +3,22 @@
 A job configuration is Hadoop's XML (``<configuration><property><name>…</name><value>…</value>
 </property>…``). The record takes the container sizes (R_m, R_r, R_am: the
 ``mapreduce.{map,reduce}.memory.mb`` / ``cpu.vcores`` and ``yarn.app.mapreduce.am.resource.*``
-keys), the reduce count and the uber settings from it; keys a configuration leaves out take
-Hadoop's defaults (:data:`jobsize.schema.DEFAULT_CONTAINERS`), as the job did when it ran.
+keys), the map's sort buffer (``mapreduce.task.io.sort.mb``, ``mapreduce.map.sort.spill.percent``,
+``mapreduce.map.combine.minspills``), the reduce count and the uber settings from it; keys a
+configuration leaves out take Hadoop's defaults (:data:`jobsize.schema.DEFAULT_CONTAINERS`,
+:data:`jobsize.schema.DEFAULT_SORT_BUFFER`), as the job did when it ran.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
 from jobsize.errors import ParseError
-from jobsize.schema import DEFAULT_CONTAINERS, JOB_SCHEMA
+from jobsize.schema import DEFAULT_CONTAINERS, DEFAULT_SORT_BUFFER, JOB_SCHEMA
 
 #: Record column → configuration key, for the container sizes.
 CONTAINER_KEYS: dict[str, str] = {
@@ -118,6 +121,58 @@ def conf_int(conf: Mapping[str, str], key: str, *, source: object = None) -> int
         raise ParseError(f"integer out of range: {text}"[:200], source=source,
                          where=f"property {key!r}")
     return value
+
+
+def conf_float(conf: Mapping[str, str], key: str, *, source: object = None) -> float | None:
+    """``conf[key]`` as a number, as Hadoop's ``getFloat`` reads it; None when absent. A
+    malformed value is a ParseError."""
+    if key not in conf:
+        return None
+    text = expand(conf, conf[key], source=source, key=key).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ParseError(f"expected a number, found {text!r}"[:200], source=source,
+                         where=f"property {key!r}")
+    return value
+
+
+#: The sort buffer's settings: record column → (key, Hadoop 1's deprecated key, which
+#: Hadoop still reads), and what a value must satisfy (``MapTask.MapOutputBuffer`` refuses
+#: a buffer outside 1-2047 MB and a spill share outside (0, 1]).
+SORT_KEYS: dict[str, tuple[str, str]] = {
+    "map_sort_mb": ("mapreduce.task.io.sort.mb", "io.sort.mb"),
+    "map_spill_percent": ("mapreduce.map.sort.spill.percent", "io.sort.spill.percent"),
+    "combine_min_spills": ("mapreduce.map.combine.minspills", "min.num.spills.for.combine"),
+}
+_SORT_VALID = {
+    "map_sort_mb": (lambda v: 1 <= v <= 2047, "a whole number of MB in 1-2047"),
+    "map_spill_percent": (lambda v: 0 < v <= 1, "a share in (0, 1]"),
+    "combine_min_spills": (lambda v: v >= 0, "a whole number of spills, 0 or more"),
+}
+
+
+def sort_buffer(conf: Mapping[str, str], *, source: object = None) -> dict[str, float]:
+    """A map's sort buffer as record columns (:data:`SORT_KEYS`): the size, the share that
+    starts a spill, the spills from which the combiner runs over their merge; Hadoop's
+    defaults (:data:`jobsize.schema.DEFAULT_SORT_BUFFER`) for keys the configuration leaves
+    out. A value Hadoop would refuse is a ParseError naming its property."""
+    out: dict[str, float] = {}
+    for column, keys in SORT_KEYS.items():
+        key = next((k for k in keys if k in conf), None)
+        if key is None:
+            out[column] = DEFAULT_SORT_BUFFER[column]
+            continue
+        whole = column != "map_spill_percent"
+        value = (conf_int if whole else conf_float)(conf, key, source=source)
+        valid, what = _SORT_VALID[column]
+        if value is None or not valid(value):
+            raise ParseError(f"expected {what}, found {conf[key]!r}"[:200], source=source,
+                             where=f"property {key!r}")
+        out[column] = value
+    return out
 
 
 def container_sizes(conf: Mapping[str, str], *, source: object = None) -> dict[str, int]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from jobsize.collectors.conf import container_sizes
+from jobsize.collectors.conf import container_sizes, sort_buffer
 from jobsize.collectors.counter_columns import Counters, record_columns
 from jobsize.collectors.probe_join import (
     Probe,
@@ -162,7 +162,7 @@ class HistoryServer:
         counters = self.counters(job_id)
         conf = self.conf(job_id)
         conf_url = self.client.url(API + f"jobs/{job_id}/conf")
-        sizes = container_sizes(conf, source=conf_url)
+        sizes = {**container_sizes(conf, source=conf_url), **sort_buffer(conf, source=conf_url)}
         state = job.str("state")
         record: dict[str, Any] = {
             "job_id": job.str("id"), "job_name": job.str("name", required=False),
@@ -186,7 +186,7 @@ class HistoryServer:
         probe = find_probe(record, conf, source=conf_url)
         return CollectedJob(record, rows, probe, probe_identity(conf))
 
-    def _attempt_rows(self, job_id: str, sizes: dict[str, int]) -> list[dict[str, Any]]:
+    def _attempt_rows(self, job_id: str, sizes: dict[str, float]) -> list[dict[str, Any]]:
         rows = []
         for task in self.tasks(job_id):
             task_id = task.str("id")

@@ -152,6 +152,12 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("reduce_vcores", "Int64", "vcores", "R_r vcores", "mapreduce.reduce.cpu.vcores"),
     _c("am_memory_mb", "Int64", "MB", "R_am memory", "yarn.app.mapreduce.am.resource.mb"),
     _c("am_vcores", "Int64", "vcores", "R_am vcores", "yarn.app.mapreduce.am.resource.cpu-vcores"),
+    # a map's sort buffer: when it spills, and so how often a combiner runs
+    _c("map_sort_mb", "Int64", "MB", "a map's sort buffer", "mapreduce.task.io.sort.mb"),
+    _c("map_spill_percent", "Float64", "fraction", "share of the sort buffer that starts a spill",
+       "mapreduce.map.sort.spill.percent"),
+    _c("combine_min_spills", "Int64", "spills", "spills of a map from which the combiner runs "
+       "again over their merge", "mapreduce.map.combine.minspills"),
     # counters, totals over the job
     _c("map_input_bytes", "Int64", "bytes", "MI: bytes read by map tasks", f"{_FIC}.BYTES_READ"),
     _c("map_input_records", "Int64", "records", "map input records", f"{_TC}.MAP_INPUT_RECORDS"),
@@ -308,6 +314,12 @@ SIZE_INPUTS: tuple[str, ...] = ("n_maps", "n_reduces", "map_memory_mb", "map_vco
 DEFAULT_CONTAINERS: dict[str, int] = {
     "map_memory_mb": 1024, "map_vcores": 1, "reduce_memory_mb": 1024, "reduce_vcores": 1,
     "am_memory_mb": 1536, "am_vcores": 1,
+}
+
+#: Hadoop's defaults for a map's sort buffer (``MapOutputBuffer``) when a configuration does
+#: not set them.
+DEFAULT_SORT_BUFFER: dict[str, float] = {
+    "map_sort_mb": 100, "map_spill_percent": 0.8, "combine_min_spills": 3,
 }
 
 

@@ -22,8 +22,8 @@ the probe's counters scaled to the whole job, in one of two forms:
   ``RO_o = RO_p·(G_o / G_p)`` with ``G_o = G_p·f_p^(−δ)`` — a job with 64 centroids writes 64
   centroids however large its input;
 - the combiner starts afresh at each run (once per spill): its start-up ``c``, measured over no
-  records, is paid ``runs`` times — in the job once per map (:func:`combiner_runs`) — and only
-  the rest grows with the records.
+  records, is paid ``runs`` times — in the job once per spill of each map, by the job's own sort
+  buffer (:func:`combiner_runs`) — and only the rest grows with the records.
 
 A probe that ran one map and one reduce (no split columns) gets eq 8's plain scaling in both
 forms. Every function here works on numpy arrays, one element per job.
@@ -36,12 +36,18 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from jobsize.schema import DEFAULT_SORT_BUFFER
+
 #: Quantities the models' terms are built from, in seconds, bytes and records.
 QUANTITIES = ("N_m", "N_r", "MI", "MFE", "MO", "MOR", "RIR", "SB", "RFE", "RO", "CIR", "CFE")
 
 #: Bytes a map's sort buffer holds before it spills, at Hadoop's defaults
-#: (``mapreduce.task.io.sort.mb`` 100 × ``mapreduce.map.sort.spill.percent`` 0.8).
-SPILL_BYTES = 100 * 2**20 * 0.8
+#: (``mapreduce.task.io.sort.mb`` 100 × ``mapreduce.map.sort.spill.percent`` 0.8); a job's own
+#: settings (record columns ``map_sort_mb``, ``map_spill_percent``) take their place.
+SPILL_BYTES = (DEFAULT_SORT_BUFFER["map_sort_mb"] * 2**20
+               * DEFAULT_SORT_BUFFER["map_spill_percent"])
+#: The job's sort-buffer columns: size (MB), spill share, spills from which the merge combines.
+SORT_COLUMNS = ("map_sort_mb", "map_spill_percent", "combine_min_spills")
 
 _MS = 1e-3
 
@@ -70,7 +76,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_map_function_startup_ms", "probe_reduce_function_startup_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
-    "probe_combine_runs", "probe_combine_function_fixed_ms",
+    "probe_combine_runs", "probe_combine_function_fixed_ms", *SORT_COLUMNS,
 )
 
 #: Job columns used when known with ``features="actual"`` (a cluster without the timing wrapper
@@ -167,7 +173,10 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     runs_p = col("probe_combine_runs", np.nan)
     has_c = np.isfinite(c) & np.isfinite(runs_p) & (cir > 0)
     c, runs_p = np.where(has_c, c, 0.0), np.where(has_c, runs_p, 0.0)
-    runs_o = np.where(has_c, combiner_runs(n_m, mo_o), 0.0)
+    buffer = {name: col(name, DEFAULT_SORT_BUFFER[name]) for name in SORT_COLUMNS}
+    spill_bytes = buffer["map_sort_mb"] * 2**20 * buffer["map_spill_percent"]
+    runs_o = np.where(has_c, combiner_runs(n_m, mo_o, spill_bytes,
+                                           buffer["combine_min_spills"]), 0.0)
     s_out = scales["probe_map_output_exponent"]
     cfe_o = runs_o * c + np.maximum(cfe - runs_p * c, 0.0) * s_out
     return {
@@ -186,14 +195,16 @@ def fixed_paid(a: np.ndarray, k: np.ndarray, startup: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(startup), startup + (k - 1) * a, k * a)
 
 
-def combiner_runs(n_m: np.ndarray, mo: np.ndarray) -> np.ndarray:
+def combiner_runs(n_m: np.ndarray, mo: np.ndarray, spill_bytes: np.ndarray | float = SPILL_BYTES,
+                  min_spills: np.ndarray | float = DEFAULT_SORT_BUFFER["combine_min_spills"]
+                  ) -> np.ndarray:
     """Runs of the combiner in a job of N_m maps writing MO bytes: once per spill, a spill per
-    :data:`SPILL_BYTES` of a map's output (at least one); a third spill adds a run over their
-    merge (``mapreduce.map.combine.minspills``)."""
+    ``spill_bytes`` of a map's output (at least one); ``min_spills`` spills or more add a run
+    over their merge (``mapreduce.map.combine.minspills``; a single spill is never merged)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        spills = np.maximum(np.ceil(mo / np.maximum(n_m, 1.0) / SPILL_BYTES), 1.0)
+        spills = np.maximum(np.ceil(mo / np.maximum(n_m, 1.0) / spill_bytes), 1.0)
     spills = np.where(np.isfinite(spills), spills, 1.0)
-    return n_m * (spills + (spills >= 3))
+    return n_m * (spills + (spills >= np.maximum(min_spills, 2)))
 
 
 def map_scale(beta: np.ndarray, w: np.ndarray, k_m: np.ndarray, n_m: np.ndarray,
@@ -294,7 +305,8 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     c, runs_p = known("probe_combine_function_fixed_ms") * _MS, known("probe_combine_runs")
     if not (math.isfinite(c) and math.isfinite(runs_p) and cir > 0):
         c = runs_p = 0.0
-    runs_o = _combiner_runs_one(n_m, mo_o) if c or runs_p else 0.0
+    runs_o = _combiner_runs_one(n_m, mo_o, *(known(name, DEFAULT_SORT_BUFFER[name])
+                                             for name in SORT_COLUMNS)) if c or runs_p else 0.0
     q = {
         "N_m": n_m, "N_r": n_r, "MI": mi,
         "MFE": n_m * a_m + max(mfe - paid_m, 0.0) / f if math.isfinite(mfe) else
@@ -316,8 +328,9 @@ def _fixed_paid_one(a: float, k: float, startup: float) -> float:
     return startup + (k - 1) * a if math.isfinite(startup) else k * a
 
 
-def _combiner_runs_one(n_m: float, mo: float) -> float:
-    """:func:`combiner_runs` of one job."""
-    per_map = mo / max(n_m, 1.0)
-    spills = max(math.ceil(per_map / SPILL_BYTES), 1) if math.isfinite(per_map) else 1
-    return n_m * (spills + (spills >= 3))
+def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: float,
+                       min_spills: float) -> float:
+    """:func:`combiner_runs` of one job, its sort buffer given as its record columns."""
+    per_map = mo / max(n_m, 1.0) / (sort_mb * 2**20 * spill_percent)
+    spills = max(math.ceil(per_map), 1) if math.isfinite(per_map) else 1
+    return n_m * (spills + (spills >= max(min_spills, 2)))

@@ -80,6 +80,8 @@ class JobResult:
     history_path: Path | None = None
     conf_path: Path | None = None
     diagnostics: str = ""
+    #: the map's sort buffer as record columns (``map_sort_mb``, ...)
+    sort_buffer: dict[str, float] = field(default_factory=dict)
 
     def _elapsed(self, task_type: str, ok: bool) -> int:
         return sum(a.elapsed_ms for a in self.attempts if a.task_type == task_type and a.ok == ok)
@@ -114,6 +116,7 @@ class JobResult:
             "map_memory_mb": c.map_memory_mb, "map_vcores": c.map_vcores,
             "reduce_memory_mb": c.reduce_memory_mb, "reduce_vcores": c.reduce_vcores,
             "am_memory_mb": c.am_memory_mb, "am_vcores": c.am_vcores,
+            **self.sort_buffer,
             "map_time_ms": self.map_time_ms, "reduce_time_ms": self.reduce_time_ms,
             "map_wasted_ms": self.map_wasted_ms, "reduce_wasted_ms": self.reduce_wasted_ms,
         }
@@ -360,7 +363,7 @@ class _JobRun:
             spill_bytes=spec.spill_bytes,
             map_merge_bytes=spec.spill_bytes, reduce_merge_bytes=spec.reduce_merge_bytes,
             env={**exported(self.conf), **spec.env},
-            count_map_keys=self.count_map_keys)
+            count_map_keys=self.count_map_keys, combine_min_spills=spec.combine_min_spills)
         self.maps = [_Task(self._task_id("m", i), "MAP", i, inputs)
                      for i, inputs in enumerate(self.map_inputs)]
         self.reduces = [_Task(self._task_id("r", i), "REDUCE", i)
@@ -497,7 +500,8 @@ class _JobRun:
             self.job_id, self.spec.name, self.spec.user, self.spec.queue, state, self.uberized,
             self.submit_ms, self.launch_ms, finish_ms, len(self.maps), len(self.reduces),
             self.spec.containers, counters, self.attempts, self.spec.output,
-            sorted(self.outputs), diagnostics=diagnostics)
+            sorted(self.outputs), diagnostics=diagnostics,
+            sort_buffer=self.spec.sort_buffer_columns())
         if self.history_dir is not None:
             jhist, conf = history_paths(self.history_dir, self.job_id)
             try:

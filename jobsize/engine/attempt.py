@@ -50,6 +50,7 @@ class TaskContext:
     reduce_merge_bytes: int
     env: Mapping[str, str] = field(default_factory=dict)
     count_map_keys: bool = False  # report each map's distinct output keys (the probe's maps)
+    combine_min_spills: int = 3  # mapreduce.map.combine.minspills
 
 
 @dataclass(frozen=True)

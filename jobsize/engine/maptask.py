@@ -65,7 +65,8 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
         work.mkdir(parents=True, exist_ok=True)
         if ctx.n_reduces:
             sink = MapOutputBuffer(ctx.n_reduces, work, ctx.spill_bytes,
-                                   _combiner(attempt, work), ctx.map_merge_bytes)
+                                   _combiner(attempt, work), ctx.map_merge_bytes,
+                                   ctx.combine_min_spills)
             collect = sink.collect
         else:
             writer = OutputWriter(attempt_file(Path(ctx.output_dir), attempt.attempt_id,

@@ -2,8 +2,9 @@
 
 Settings carry Hadoop's names in the job's configuration (``<job_id>_conf.xml``):
 ``mapreduce.job.maps`` (a hint, as in Hadoop: the splits decide), ``mapreduce.job.reduces``,
-container sizes, ``mapreduce.task.io.sort.mb``, ``mapreduce.map.maxattempts`` and the uber-mode
-keys.
+container sizes, the sort buffer (``mapreduce.task.io.sort.mb``,
+``mapreduce.map.sort.spill.percent``, ``mapreduce.map.combine.minspills``: taken from the job's
+configuration unless given), ``mapreduce.map.maxattempts`` and the uber-mode keys.
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jobsize.collectors.conf import sort_buffer
 from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
 from jobsize.engine.streaming import Function, as_function
 from jobsize.errors import ConfigError
-from jobsize.schema import DEFAULT_CONTAINERS
+from jobsize.schema import DEFAULT_CONTAINERS, DEFAULT_SORT_BUFFER
 from jobsize.ubermode import HADOOP_DEFAULTS, MAX_MAPS, MAX_REDUCES, enabled
 
 MIB = 1024 * 1024
+#: JobSpec's sort-buffer fields → their record columns.
+_SORT_COLUMNS = {"sort_mb": "map_sort_mb", "spill_percent": "map_spill_percent",
+                 "combine_min_spills": "combine_min_spills"}
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,10 @@ class JobSpec:
     containers: Containers = Containers()
     max_map_attempts: int = 4
     max_reduce_attempts: int = 4
-    sort_mb: int = 100
-    spill_percent: float = 0.8
+    # the map's sort buffer; None: the job configuration's (Hadoop's names), else Hadoop's default
+    sort_mb: int | None = None
+    spill_percent: float | None = None
+    combine_min_spills: int | None = None
     reduce_merge_mb: int | None = None  # in-memory merge budget of a reduce (None: 1/4 of R_r)
     uber: bool | None = None
     env: Mapping[str, str] = field(default_factory=dict)
@@ -101,8 +108,18 @@ class JobSpec:
             raise ConfigError(f"bad task counts: maps {self.n_maps}, reduces {self.n_reduces}")
         if self.max_map_attempts < 1 or self.max_reduce_attempts < 1:
             raise ConfigError("max attempts must be at least 1")
-        if self.split_bytes < 1 or self.sort_mb < 1 or not 0 < self.spill_percent <= 1:
+        buffer = sort_buffer({k: str(v) for k, v in self.conf.items()},
+                             source="the job's configuration")
+        for name, column in _SORT_COLUMNS.items():
+            if getattr(self, name) is None:
+                set_(self, name, type(DEFAULT_SORT_BUFFER[column])(buffer[column]))
+        if (self.split_bytes < 1 or self.sort_mb < 1 or not 0 < self.spill_percent <= 1
+                or self.combine_min_spills < 0):
             raise ConfigError("split size, sort buffer and spill percent must be positive")
+
+    def sort_buffer_columns(self) -> dict[str, float]:
+        """The sort buffer as record columns (``map_sort_mb``, ...)."""
+        return {column: getattr(self, name) for name, column in _SORT_COLUMNS.items()}
 
     @property
     def spill_bytes(self) -> int:
@@ -156,6 +173,7 @@ def job_conf(spec: JobSpec, job_id: str, n_maps: int, uberized: bool) -> dict[st
         "mapreduce.output.fileoutputformat.outputdir": f"file:{spec.output.resolve()}",
         "mapreduce.task.io.sort.mb": str(spec.sort_mb),
         "mapreduce.map.sort.spill.percent": str(spec.spill_percent),
+        "mapreduce.map.combine.minspills": str(spec.combine_min_spills),
         "mapreduce.map.maxattempts": str(spec.max_map_attempts),
         "mapreduce.reduce.maxattempts": str(spec.max_reduce_attempts),
         # reduces start once every map has finished

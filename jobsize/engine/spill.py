@@ -5,7 +5,8 @@ threshold (``mapreduce.task.io.sort.mb`` × ``mapreduce.map.sort.spill.percent``
 of metadata per record as Hadoop does); each spill is partitioned by key hash, sorted by key,
 passed through the combiner if there is one, and written to disk as one sorted run per partition.
 At the end the spills are merged into the map's output file, one segment per reduce — with the
-combiner again when there were at least three spills (``mapreduce.map.combine.minspills``).
+combiner again when there were at least ``mapreduce.map.combine.minspills`` spills (three by
+default; a single spill is the output as it is, never merged).
 """
 
 from __future__ import annotations
@@ -66,8 +67,10 @@ class MapOutputBuffer:
     """Collects a map task's canonical output lines and leaves one partitioned sorted file."""
 
     def __init__(self, n_partitions: int, work_dir: Path, spill_bytes: int,
-                 combine: Combine | None = None, merge_bytes: int | None = None) -> None:
+                 combine: Combine | None = None, merge_bytes: int | None = None,
+                 combine_min_spills: int = COMBINE_MIN_SPILLS) -> None:
         self.n_partitions = n_partitions
+        self.combine_min_spills = combine_min_spills
         self.work_dir = work_dir
         self.spill_bytes = max(1, spill_bytes)
         self.merge_bytes = merge_bytes if merge_bytes is not None else self.spill_bytes
@@ -168,7 +171,7 @@ class MapOutputBuffer:
         final = _Run(final_path)
         merged = [self._merged([run.segments[p] for run in self._runs])
                   for p in range(self.n_partitions)]
-        if self.combine is not None and len(self._runs) >= COMBINE_MIN_SPILLS:
+        if self.combine is not None and len(self._runs) >= self.combine_min_spills:
             n_in = sum(s.records for run in self._runs for s in run.segments)
             parts, safe = self._combined(itertools.chain.from_iterable(merged), n_in)
             self._write(final, ([join_lines(p)] for p in parts), [len(p) for p in parts], safe)

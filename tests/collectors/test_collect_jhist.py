@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import fastavro
 import pytest
@@ -410,9 +411,11 @@ def _conf_bytes() -> bytes:
 
 _CONF = _conf_bytes()
 _CONF_KEYS = ("mapreduce.map.memory.mb", "mapreduce.job.maps", "mapreduce.job.reduces",
-              "mapreduce.reduce.cpu.vcores", "yarn.app.mapreduce.am.resource.mb")
+              "mapreduce.reduce.cpu.vcores", "yarn.app.mapreduce.am.resource.mb",
+              "mapreduce.task.io.sort.mb", "io.sort.spill.percent",
+              "mapreduce.map.combine.minspills")
 _CONF_VALUES = ("-1", "-2", "0", "1e999", "9" * 5000, "${x}", "${x}${x}${x}${x}", "${y}",
-                "${mapreduce.job.maps}", "512", " 7 ", "\u00e9", "")
+                "${mapreduce.job.maps}", "512", " 7 ", "\u00e9", "", "0.5", "nan", "inf")
 
 
 @st.composite
@@ -429,15 +432,37 @@ def _hostile_conf(draw: st.DrawFn) -> bytes:
 
 
 def _check_conf(data: bytes) -> None:
-    from jobsize.collectors.conf import container_sizes
+    from jobsize.collectors.conf import container_sizes, sort_buffer
 
     def parse() -> object:
         conf = parse_conf(data, source="fuzz_conf.xml")
         sizes = container_sizes(conf, source="fuzz_conf.xml")
-        counts = [conf_int(conf, k, source="fuzz_conf.xml") for k in _CONF_KEYS]
         assert all(v >= 1 for v in sizes.values())
-        return counts
+        buffer = sort_buffer(conf, source="fuzz_conf.xml")
+        assert 1 <= buffer["map_sort_mb"] <= 2047 and 0 < buffer["map_spill_percent"] <= 1
+        return [conf_int(conf, k, source="fuzz_conf.xml") for k in _CONF_KEYS]
     only_jobsize_errors(parse)
+
+
+def test_the_sort_buffer_comes_from_the_configuration_or_hadoops_defaults():
+    from jobsize.collectors.conf import sort_buffer
+
+    assert sort_buffer({}) == {"map_sort_mb": 100, "map_spill_percent": 0.8,
+                               "combine_min_spills": 3}
+    conf = {"mapreduce.task.io.sort.mb": "${sort}", "sort": "512",
+            "mapreduce.map.sort.spill.percent": "0.9", "min.num.spills.for.combine": "5"}
+    # Hadoop 1's names are read too, as Hadoop still reads them
+    assert sort_buffer(conf) == {"map_sort_mb": 512, "map_spill_percent": 0.9,
+                                 "combine_min_spills": 5}
+    assert sort_buffer({"io.sort.mb": "256"})["map_sort_mb"] == 256
+    for key, value, what in (("mapreduce.task.io.sort.mb", "4096", "1-2047"),
+                             ("mapreduce.task.io.sort.mb", "1e2", "integer"),
+                             ("mapreduce.map.sort.spill.percent", "1.5", "(0, 1]"),
+                             ("mapreduce.map.sort.spill.percent", "nan", "a number"),
+                             ("mapreduce.map.combine.minspills", "-1", "0 or more")):
+        with pytest.raises(ParseError, match=rf"job_conf.xml: property '{key}': .*"
+                                             rf"{re.escape(what)}"):
+            sort_buffer({key: value}, source="job_conf.xml")
 
 
 _conf_bytes_fast, _conf_bytes_slow = fuzz_pair(damaged_bytes(_CONF), _check_conf,

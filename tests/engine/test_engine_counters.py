@@ -10,7 +10,13 @@ from engine_helpers import THREE_LINES
 from jobsize.engine import JobSpec
 from jobsize.engine import counters as C
 from jobsize.engine.keyhash import partition_of
-from jobsize.schema import FUNCTION_TIME_GROUP, MAP_FUNCTION_COUNTER, REDUCE_FUNCTION_COUNTER
+from jobsize.errors import InputError
+from jobsize.schema import (
+    COMBINE_RUNS_COUNTER,
+    FUNCTION_TIME_GROUP,
+    MAP_FUNCTION_COUNTER,
+    REDUCE_FUNCTION_COUNTER,
+)
 
 # "the quick brown fox\n" (20 bytes) "jumps over the lazy dog\n" (24) "the dog barks\n" (14):
 # 58 bytes, 3 lines, 12 words; each word is emitted as "word\t1" — Hadoop serializes a Text
@@ -145,14 +151,46 @@ def test_spills_and_merges_when_the_sort_buffer_is_small(engine, programs, tmp_p
     # ~5 KB spill threshold: the map's 6000 records spill many times and are merged
     small = engine.run(JobSpec(output=tmp_path / "b", sort_mb=1, spill_percent=0.005,
                                reduce_merge_mb=0, **common))
+    # the same buffer given as the job's configuration (Hadoop 1's name for the share)
+    configured = engine.run(JobSpec(output=tmp_path / "c", reduce_merge_mb=0,
+                                    conf={"mapreduce.task.io.sort.mb": "1",
+                                          "io.sort.spill.percent": "0.005"}, **common))
     t_big, t_small = big.counters["total"][C.TASK], small.counters["total"][C.TASK]
     assert t_big["SPILLED_RECORDS"] == 6000
     # every spill writes its records once, the final merge once more
     assert t_small["SPILLED_RECORDS"] == 2 * 6000
+    t_configured = configured.counters["total"][C.TASK]
+    assert t_configured["SPILLED_RECORDS"] == t_small["SPILLED_RECORDS"]
+    assert (configured.record()["map_sort_mb"], configured.record()["map_spill_percent"],
+            big.record()["map_sort_mb"]) == (1, 0.005, 100)
     assert _output(big) == _output(small)
     assert sum(_output(small).values()) == 6000
     for key in ("MAP_OUTPUT_BYTES", "REDUCE_INPUT_RECORDS", "REDUCE_INPUT_GROUPS"):
         assert t_big[key] == t_small[key]
+
+
+def test_the_combiner_merges_spills_from_the_configured_minimum(engine, programs, tmp_path):
+    text = tmp_path / "text.txt"
+    words = [f"w{(i * 7919) % 501}" for i in range(6000)]
+    text.write_text("\n".join(" ".join(words[i:i + 12]) for i in range(0, 6000, 12)) + "\n")
+    common = dict(inputs=text, mapper=programs["wc_map"], reducer=programs["wc_reduce"],
+                  combiner=programs["wc_reduce"], n_maps=1, n_reduces=2, sort_mb=1,
+                  spill_percent=0.005, reduce_merge_mb=0)
+    default = engine.run(JobSpec(output=tmp_path / "a", **common))
+    never = engine.run(JobSpec(output=tmp_path / "b", **common,
+                               conf={"mapreduce.map.combine.minspills": "1000"}))
+    spills = default.counters["total"][C.TASK]["SPILLED_RECORDS"]
+    assert spills > 0 and _output(default) == _output(never)
+    runs = [r.counters["total"][FUNCTION_TIME_GROUP][COMBINE_RUNS_COUNTER]
+            for r in (default, never)]
+    assert runs[0] == runs[1] + 1  # the merge's own run, from three spills by default
+    assert never.record()["combine_min_spills"] == 1000
+
+
+def test_a_sort_buffer_hadoop_would_refuse_is_an_error(tmp_path):
+    with pytest.raises(InputError, match=r"mapreduce\.task\.io\.sort\.mb.*1-2047"):
+        JobSpec(inputs=tmp_path, output=tmp_path / "o", mapper=["cat"],
+                conf={"mapreduce.task.io.sort.mb": "4096"})
 
 
 def test_partitions_follow_a_stable_key_hash(engine, programs, three_lines, tmp_path):

@@ -208,3 +208,12 @@ def test_flatten_takes_the_probe_documents_sections():
                             "job_name": "x"}
     with pytest.raises(InputError, match=r"\$\.probe"):
         flatten({"probe": [1]})
+
+
+def test_a_job_documents_sort_buffer_settings_are_read_by_hadoops_names():
+    doc = {"n_maps": 4, "conf": {"mapreduce.task.io.sort.mb": "512",
+                                 "mapreduce.map.sort.spill.percent": "0.9",
+                                 "mapreduce.map.combine.minspills": "2"}}
+    values = job_values(flatten(doc))
+    assert (values["map_sort_mb"], values["map_spill_percent"],
+            values["combine_min_spills"]) == (512.0, 0.9, 2.0)

@@ -203,6 +203,27 @@ def test_the_combiners_start_up_is_paid_once_per_run():
     assert big[0] == 10 * 4  # three spills a map, and a run over their merge
 
 
+def test_the_jobs_own_sort_buffer_decides_its_combiner_runs():
+    """300 MB of map output a map: three spills of Hadoop's default 80 MB buffer and a run
+    over their merge; one spill of a 512 MB buffer at 0.8; with minspills 5, no merge run."""
+    mo = np.array([10 * 300 * 2.0**20])
+    n_m = np.array([10.0])
+    assert scaling.combiner_runs(n_m, mo)[0] == 10 * (4 + 1)
+    assert scaling.combiner_runs(n_m, mo, 512 * 2**20 * 0.8)[0] == 10 * 1
+    assert scaling.combiner_runs(n_m, mo, scaling.SPILL_BYTES, 5)[0] == 10 * 4
+    assert scaling.combiner_runs(n_m, mo / 4, scaling.SPILL_BYTES, 0)[0] == 10 * 1  # one spill
+    # through the probe's scaling: the job's columns, and one job's plain-float path alike
+    job = _probe(probe_combine_input_records=20_000.0, probe_combine_function_ms=280.0,
+                 probe_combine_runs=2.0, probe_combine_function_fixed_ms=40.0,
+                 probe_map_output_bytes=300 * 2.0**20, map_sort_mb=512.0)
+    q = scaling.probe(job, "tasks")
+    default = scaling.probe({k: v for k, v in job.items() if k != "map_sort_mb"}, "tasks")
+    # 300 MB a map: one run a map with 512 MB, five with the default 100 MB
+    assert default["CFE"][0] - q["CFE"][0] == pytest.approx(40 * 4 * 0.04)
+    one = scaling.probe_one({k: float(v[0]) for k, v in job.items()})
+    assert one["CFE"] == pytest.approx(q["CFE"][0])
+
+
 def test_a_map_only_job_sorts_nothing():
     job = {k: float(v[0]) for k, v in _probe(n_reduces=0.0).items()}
     row = design_row(job, "SE_m", "probe", form="tasks")
@@ -261,7 +282,8 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
             "probe_combine_function_ms", "probe_combine_input_records", "probe_input_bytes",
             "probe_map_split", "probe_map_processes", "probe_combine_runs",
             "probe_combine_function_fixed_ms", "probe_map_function_startup_ms",
-            "probe_reduce_function_startup_ms")
+            "probe_reduce_function_startup_ms", "map_sort_mb", "map_spill_percent",
+            "combine_min_spills")
 
 
 @given(n_m=st.integers(1, 2000), n_r=st.integers(0, 64), mi=st.floats(1e3, 1e12),
@@ -285,6 +307,13 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
     for name in ("probe_map_output_bytes", "probe_map_output_records",
                  "probe_reduce_output_bytes", "probe_reduce_input_records"):
         job.setdefault(name, 0.0)
+    # the sort buffer within what Hadoop accepts: 1-2047 MB, a spill share in (0, 1]
+    if "map_sort_mb" in job:
+        job["map_sort_mb"] = 1.0 + math.floor(job["map_sort_mb"]) % 2047
+    if "map_spill_percent" in job:
+        job["map_spill_percent"] = min(max(job["map_spill_percent"] / 1e9, 0.01), 1.0)
+    if "combine_min_spills" in job:
+        job["combine_min_spills"] = float(math.floor(job["combine_min_spills"]) % 6)
     cols = {k: np.array([v]) for k, v in job.items()}
     for phase in ("SE_m", "SE_r"):
         one = design_row(job, phase, "probe", se_m=3.0, form="tasks")
