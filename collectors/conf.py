@@ -109,34 +109,32 @@ def expand(conf: Mapping[str, str], value: str, *, source: object = None,
 
 def conf_int(conf: Mapping[str, str], key: str, *, source: object = None) -> int | None:
     """``conf[key]`` as an integer; None when absent. A malformed value is a ParseError."""
-    if key not in conf:
-        return None
-    text = expand(conf, conf[key], source=source, key=key).strip()
-    try:
-        value = int(text)
-    except ValueError:
-        raise ParseError(f"expected an integer, found {text!r}"[:200], source=source,
-                         where=f"property {key!r}") from None
-    if abs(value) > 2**53:
-        raise ParseError(f"integer out of range: {text}"[:200], source=source,
+    value = _conf_number(conf, key, int, "an integer", source)
+    if value is not None and abs(value) > 2**53:
+        raise ParseError(f"integer out of range: {conf[key]}"[:200], source=source,
                          where=f"property {key!r}")
     return value
 
 
 def conf_float(conf: Mapping[str, str], key: str, *, source: object = None) -> float | None:
-    """``conf[key]`` as a number, as Hadoop's ``getFloat`` reads it; None when absent. A
+    """``conf[key]`` as a finite number, as Hadoop's ``getFloat`` reads it; None when absent. A
     malformed value is a ParseError."""
+    value = _conf_number(conf, key, float, "a number", source)
+    if value is not None and not math.isfinite(value):
+        raise ParseError(f"expected a number, found {conf[key]!r}"[:200], source=source,
+                         where=f"property {key!r}")
+    return value
+
+
+def _conf_number(conf: Mapping[str, str], key: str, kind: type, what: str, source: object):
     if key not in conf:
         return None
     text = expand(conf, conf[key], source=source, key=key).strip()
     try:
-        value = float(text)
+        return kind(text)
     except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise ParseError(f"expected a number, found {text!r}"[:200], source=source,
-                         where=f"property {key!r}")
-    return value
+        raise ParseError(f"expected {what}, found {text!r}"[:200], source=source,
+                         where=f"property {key!r}") from None
 
 
 #: The sort buffer's settings: record column → (key, Hadoop 1's deprecated key, which
