@@ -16,6 +16,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+from typing import Any
 
 from jobsize.errors import ParseError
 from jobsize.schema import DEFAULT_CONTAINERS, DEFAULT_SORT_BUFFER, JOB_SCHEMA
@@ -137,18 +138,16 @@ def _conf_number(conf: Mapping[str, str], key: str, kind: type, what: str, sourc
                          where=f"property {key!r}") from None
 
 
-#: The sort buffer's settings: record column → (key, Hadoop 1's deprecated key, which
-#: Hadoop still reads), and what a value must satisfy (``MapTask.MapOutputBuffer`` refuses
-#: a buffer outside 1-2047 MB and a spill share outside (0, 1]).
-SORT_KEYS: dict[str, tuple[str, str]] = {
-    "map_sort_mb": ("mapreduce.task.io.sort.mb", "io.sort.mb"),
-    "map_spill_percent": ("mapreduce.map.sort.spill.percent", "io.sort.spill.percent"),
-    "combine_min_spills": ("mapreduce.map.combine.minspills", "min.num.spills.for.combine"),
-}
-_SORT_VALID = {
-    "map_sort_mb": (lambda v: 1 <= v <= 2047, "a whole number of MB in 1-2047"),
-    "map_spill_percent": (lambda v: 0 < v <= 1, "a share in (0, 1]"),
-    "combine_min_spills": (lambda v: v >= 0, "a whole number of spills, 0 or more"),
+#: The sort buffer's settings: record column → (key, Hadoop 1's deprecated key, which Hadoop
+#: still reads; its reader; what a value must satisfy, as ``MapTask.MapOutputBuffer`` refuses a
+#: buffer outside 1-2047 MB and a spill share outside (0, 1]).
+SORT_KEYS: dict[str, tuple[tuple[str, str], Any, Any, str]] = {
+    "map_sort_mb": (("mapreduce.task.io.sort.mb", "io.sort.mb"), conf_int,
+                    lambda v: 1 <= v <= 2047, "a whole number of MB in 1-2047"),
+    "map_spill_percent": (("mapreduce.map.sort.spill.percent", "io.sort.spill.percent"),
+                          conf_float, lambda v: 0 < v <= 1, "a share in (0, 1]"),
+    "combine_min_spills": (("mapreduce.map.combine.minspills", "min.num.spills.for.combine"),
+                           conf_int, lambda v: v >= 0, "a whole number of spills, 0 or more"),
 }
 
 
@@ -158,19 +157,22 @@ def sort_buffer(conf: Mapping[str, str], *, source: object = None) -> dict[str, 
     defaults (:data:`jobsize.schema.DEFAULT_SORT_BUFFER`) for keys the configuration leaves
     out. A value Hadoop would refuse is a ParseError naming its property."""
     out: dict[str, float] = {}
-    for column, keys in SORT_KEYS.items():
+    for column, (keys, read, valid, what) in SORT_KEYS.items():
         key = next((k for k in keys if k in conf), None)
         if key is None:
             out[column] = DEFAULT_SORT_BUFFER[column]
             continue
-        whole = column != "map_spill_percent"
-        value = (conf_int if whole else conf_float)(conf, key, source=source)
-        valid, what = _SORT_VALID[column]
+        value = read(conf, key, source=source)
         if value is None or not valid(value):
             raise ParseError(f"expected {what}, found {conf[key]!r}"[:200], source=source,
                              where=f"property {key!r}")
         out[column] = value
     return out
+
+
+def job_settings(conf: Mapping[str, str], *, source: object = None) -> dict[str, float]:
+    """The record columns a job's configuration sets: its container sizes and sort buffer."""
+    return {**container_sizes(conf, source=source), **sort_buffer(conf, source=source)}
 
 
 def container_sizes(conf: Mapping[str, str], *, source: object = None) -> dict[str, int]:

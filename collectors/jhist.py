@@ -36,7 +36,7 @@ from typing import Any
 import fastavro
 import pandas as pd
 from jobsize.collectors.avro_json import AvroJsonDecoder, AvroJsonError
-from jobsize.collectors.conf import conf_int, container_sizes, read_conf, sort_buffer
+from jobsize.collectors.conf import conf_int, job_settings, read_conf
 from jobsize.collectors.counter_columns import Counters, merge, record_columns
 from jobsize.collectors.probe_join import (
     JoinReport,
@@ -399,8 +399,7 @@ def _assemble(job: _Job, stream: _Stream, conf: Mapping[str, str], conf_source: 
         raise ParseError("no job id: no JOB_SUBMITTED event and none in the file name",
                          source=job.source)
     complete = job.state is not None and not stream.truncated
-    sizes = ({**container_sizes(conf, source=conf_source),
-              **sort_buffer(conf, source=conf_source)} if conf else {})
+    sizes = job_settings(conf, source=conf_source) if conf else {}
     if conf:
         for column, key in (("n_maps", "mapreduce.job.maps"),
                             ("n_reduces", "mapreduce.job.reduces")):

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from jobsize.collectors.conf import container_sizes, sort_buffer
+from jobsize.collectors.conf import job_settings
 from jobsize.collectors.counter_columns import Counters, record_columns
 from jobsize.collectors.probe_join import (
     Probe,
@@ -162,7 +162,7 @@ class HistoryServer:
         counters = self.counters(job_id)
         conf = self.conf(job_id)
         conf_url = self.client.url(API + f"jobs/{job_id}/conf")
-        sizes = {**container_sizes(conf, source=conf_url), **sort_buffer(conf, source=conf_url)}
+        sizes = job_settings(conf, source=conf_url)
         state = job.str("state")
         record: dict[str, Any] = {
             "job_id": job.str("id"), "job_name": job.str("name", required=False),

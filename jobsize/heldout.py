@@ -85,8 +85,12 @@ PROBE_COST_MIN_MAPS = 10
 TARGETS = {"R² S": "≥ 0.90", "median |error| S": "≤ 20 %", "within ±25 %": "≥ 75 %",
            "off by ≥ 2×": "≤ 3 %", "interval coverage": "85-95 % (90 % level)",
            "probe cost": "≤ 3 %"}
-#: The band a 90 % interval's coverage should fall in on kinds left out of fitting.
-COVERAGE_BAND = (0.85, 0.95)
+
+
+def coverage_band(level: float = 0.9) -> tuple[float, float]:
+    """The band an interval's coverage should fall in on kinds left out of fitting: its level
+    ± 5 points (85-95 % for a 90 % interval)."""
+    return level - 0.05, level + 0.05
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,7 +427,7 @@ class CoverageSpread:
 
 
 def coverage_spread(pairs: pd.DataFrame, kinds_per_set: int,
-                    band: tuple[float, float] = COVERAGE_BAND, draws: int = 20_000,
+                    band: tuple[float, float] = coverage_band(), draws: int = 20_000,
                     seed: int = 0) -> CoverageSpread | None:
     """The coverage of ``draws`` sets of ``kinds_per_set`` kinds drawn without replacement
     from the kinds (``job_type``) of ``pairs`` — each set's coverage over its jobs pooled, as
@@ -547,7 +551,7 @@ def write_report(trace: HeldOutTrace, reference: str | os.PathLike[str]) -> Path
     loko.append(kind_scores("held-out kinds", loko_pairs[loko_pairs["held_out"]]))
     loko.append(kind_scores("reference kinds", loko_pairs[~loko_pairs["held_out"]]))
     loko.append(kind_scores("all kinds", loko_pairs))
-    band = (level - 0.05, level + 0.05)
+    band = coverage_band(level)
     spread = coverage_spread(loko_pairs, len(kinds), band)
     text = _report_text(trace, records, reference, held, loko, label,
                         _spread_text(spread, everything.errors.coverage, band))

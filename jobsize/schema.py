@@ -41,8 +41,9 @@ REDUCE_FUNCTION_COUNTER = "REDUCE_FUNCTION_MILLIS"
 COMBINE_FUNCTION_COUNTER = "COMBINE_FUNCTION_MILLIS"
 #: Distinct keys of one map task's output, reported by the probe's maps on the local engine.
 MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
-#: Times a map task ran its combiner (once per spill, and once more over a merge of three or
-#: more spills), reported by the local engine: each run starts the combiner afresh.
+#: Times a map task ran its combiner (once per spill, and once more over a merge of
+#: ``mapreduce.map.combine.minspills`` or more spills), reported by the local engine and a
+#: probe's timing wrapper: each run starts the combiner afresh.
 COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
 #: A function's start-up: its time over no input, which a cluster probe's timing wrapper
 #: measures in every task (and every combiner run) before the function reads its records.
@@ -199,7 +200,7 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "summed over its runs; a probe's timing wrapper measures it",
        f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_STARTUP_COUNTER}"),
     _c("combine_runs", "Int64", "runs", "times the map tasks started the combiner (once per "
-       "spill, once more over a merge of three or more spills)",
+       "spill, once more over a merge of mapreduce.map.combine.minspills or more spills)",
        f"{FUNCTION_TIME_GROUP}.{COMBINE_RUNS_COUNTER}"),
     _c("map_cpu_ms", "Int64", "ms", "CPU time of successful map attempts",
        f"map:{_TC}.CPU_MILLISECONDS"),

@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     given = (args.counter, args.startup_counter, args.runs_counter)
-    timed, startup, runs = (_counter(c) for c in given)
-    if not command or any(c is not None and _counter(c) is None for c in given):
+    timed, startup, runs = parsed = [_counter(c) for c in given]
+    if not command or any(c is not None and p is None
+                          for c, p in zip(given, parsed, strict=True)):
         parser.error("need --counter GROUP,NAME (every counter as GROUP,NAME) and a command "
                      "after --")
     if runs:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jobsize.engine.merge import Segment
+from jobsize.engine.spill import COMBINE_MIN_SPILLS
 from jobsize.engine.streaming import (
     STDERR_TAIL_BYTES,
     Function,
@@ -50,7 +51,7 @@ class TaskContext:
     reduce_merge_bytes: int
     env: Mapping[str, str] = field(default_factory=dict)
     count_map_keys: bool = False  # report each map's distinct output keys (the probe's maps)
-    combine_min_spills: int = 3  # mapreduce.map.combine.minspills
+    combine_min_spills: int = COMBINE_MIN_SPILLS  # mapreduce.map.combine.minspills
 
 
 @dataclass(frozen=True)

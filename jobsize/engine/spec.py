@@ -20,7 +20,7 @@ from jobsize.collectors.conf import sort_buffer
 from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
 from jobsize.engine.streaming import Function, as_function
 from jobsize.errors import ConfigError
-from jobsize.schema import DEFAULT_CONTAINERS, DEFAULT_SORT_BUFFER
+from jobsize.schema import DEFAULT_CONTAINERS
 from jobsize.ubermode import HADOOP_DEFAULTS, MAX_MAPS, MAX_REDUCES, enabled
 
 MIB = 1024 * 1024
@@ -112,7 +112,7 @@ class JobSpec:
                              source="the job's configuration")
         for name, column in _SORT_COLUMNS.items():
             if getattr(self, name) is None:
-                set_(self, name, type(DEFAULT_SORT_BUFFER[column])(buffer[column]))
+                set_(self, name, buffer[column])
         if (self.split_bytes < 1 or self.sort_mb < 1 or not 0 < self.spill_percent <= 1
                 or self.combine_min_spills < 0):
             raise ConfigError("split size, sort buffer and spill percent must be positive")

@@ -29,9 +29,10 @@ from jobsize.engine.records import (
     sort_safe,
     split_lines,
 )
+from jobsize.schema import DEFAULT_SORT_BUFFER
 
 RECORD_META_BYTES = 16
-COMBINE_MIN_SPILLS = 3
+COMBINE_MIN_SPILLS = int(DEFAULT_SORT_BUFFER["combine_min_spills"])
 
 #: Runs a combiner over sorted lines, handing its output chunks to the callback; returns its
 #: function time and its process's CPU time, in seconds. Raises on failure.
