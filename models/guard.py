@@ -7,7 +7,9 @@ other. :class:`Guard` keeps, per term, the range the fitted jobs spanned and the
 leverage ``xᵀ(XᵀWX)⁻¹x`` among them; a prediction outside either is flagged (the scheduler
 decides what to trust). It also keeps the fastest mean task time seen (``SE / N``), the floor a
 phase's prediction is raised to — with a note saying so — when the linear combination falls
-below what N tasks have ever cost, including below zero.
+below what N tasks have ever cost, including below zero. Where the job's probe ran an empty
+task, N times that task's time is the floor instead: a kind of job faster than any in the
+history (a mapper such as ``cut``) is not raised to the history's fastest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+#: The probe's empty task of each phase (ms): what one task of the job paid on no input, the
+#: job's own floor where its probe measured it.
+EMPTY_TASK_COLUMNS = {"SE_m": "probe_map_task_fixed_ms", "SE_r": "probe_reduce_task_fixed_ms"}
 
 #: A term is "beyond the history" when it exceeds the largest value fitted by this factor (or
 #: falls below the smallest by it).

@@ -19,8 +19,9 @@ and a ``clock``: ``wall`` (SE as the paper defines it, summed elapsed task time)
 
 Predicting SE_r feeds the *predicted* SE_m into eq 7. Beyond the regression, each prediction
 passes through what :meth:`SizeModel.fit` learnt besides the coefficients: a per-application
-correction for recurring jobs (:mod:`jobsize.models.recurring`), a floor of N × the fastest
-task the history saw (:mod:`jobsize.models.guard`, which also flags extrapolation), and, when
+correction for recurring jobs (:mod:`jobsize.models.recurring`), a floor of N × the probe's
+empty task or else the fastest task the history saw (:mod:`jobsize.models.guard`, which also
+flags extrapolation), and, when
 the model was calibrated, conformal intervals and quantiles (:mod:`jobsize.models.conformal`).
 Without a calibration the intervals are GLS's: ``Var(S) = (R_m + R_r·β7)²·Var(SE_m) +
 R_r²·Var(SE_r | SE_m)``, assuming the two models' errors independent.
@@ -48,7 +49,7 @@ from jobsize.models.design import (
     optional_columns,
     training_columns,
 )
-from jobsize.models.guard import Guard
+from jobsize.models.guard import EMPTY_TASK_COLUMNS, Guard
 from jobsize.models.job import containers, is_uber
 from jobsize.models.prediction import Prediction
 from jobsize.models.recurring import Recurring, application
@@ -97,7 +98,7 @@ def _numeric_columns(features: str, form: str, clock: str) -> tuple[str, ...]:
                            *training_columns("SE_r", features, form),
                            *optional_columns(features, form), *SIZE_INPUTS,
                            "map_input_bytes", *CLOCKS[clock].values(),
-                           *CLOCKS["wall"].values()))
+                           *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values()))
     return tuple(names)
 
 
@@ -282,9 +283,9 @@ class SizeModel:
         """Corrections, floors, intervals and flags on top of the regression's means."""
         notes: list[str] = []
         se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
-        se_m = self._floored("SE_m", se_m, n_m, notes)
+        se_m = self._floored("SE_m", se_m, n_m, values, notes)
         if n_r > 0:
-            se_r = self._floored("SE_r", se_r, n_r, notes)
+            se_r = self._floored("SE_r", se_r, n_r, values, notes)
         rm_mem, rm_vc, rr_mem, rr_vc, _, _ = containers(values)
         r_m, r_r = Resources(rm_mem, rm_vc), Resources(rr_mem, rr_vc)
         size = job_size(se_m, se_r, r_m, r_r)
@@ -308,12 +309,22 @@ class SizeModel:
                          "from its earlier runs")
         return se_m * f_m, se_r * f_r
 
-    def _floored(self, phase: str, value: float, tasks: float, notes: list[str]) -> float:
-        guard = self.guards.get(phase)
-        floor = guard.floor(tasks) if guard is not None else 0.0
+    def _floored(self, phase: str, value: float, tasks: float, values: Mapping[str, float],
+                 notes: list[str]) -> float:
+        """``value``, or — below it, or negative — the least ``tasks`` tasks can cost: the
+        probe's empty task of this phase where the probe ran one (no task of the job costs
+        less; a kind faster than any in the history is not raised to the history's fastest),
+        else the fastest mean task time in the history."""
+        empty = values.get(EMPTY_TASK_COLUMNS[phase], math.nan) * _MS
+        if math.isfinite(empty) and empty >= 0:
+            floor, whence = tasks * empty, "the probe's empty task time"
+        else:
+            guard = self.guards.get(phase)
+            floor = guard.floor(tasks) if guard is not None else 0.0
+            whence = "the fastest mean task time in the history"
         if value < floor or not value >= 0:
-            notes.append(f"{phase}: the linear model gave {value:.4g} s, below {tasks:g} × the "
-                         f"fastest mean task time in the history; raised to {floor:.4g} s")
+            notes.append(f"{phase}: the linear model gave {value:.4g} s, below {tasks:g} × "
+                         f"{whence}; raised to {floor:.4g} s")
             return floor
         return value
 

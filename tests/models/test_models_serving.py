@@ -217,3 +217,33 @@ def test_a_job_documents_sort_buffer_settings_are_read_by_hadoops_names():
     values = job_values(flatten(doc))
     assert (values["map_sort_mb"], values["map_spill_percent"],
             values["combine_min_spills"]) == (512.0, 0.9, 2.0)
+
+
+def test_the_floor_is_the_probes_empty_task_where_it_ran_one(fitted, history):
+    job = as_job(history[~history["uberized"]].iloc[0])
+    job = {**job, "n_maps": 4.0}
+    history_floor = fitted.guards["SE_m"].floor(4)
+    empty_ms = 1000 * history_floor / 4 / 10  # a kind ten times faster than any in the history
+
+    def predicted(linear_s: float, empty: float | None):
+        """The job predicted with the intercept set so that eq 6 gives ``linear_s``."""
+        values = job_values({**job, "probe_map_task_fixed_ms": empty})
+        shift = linear_s - fitted.se_m.predict_one(fitted._row(values, "SE_m"))[0]
+        fitted.se_m.solution.coef[0] += shift
+        fitted.se_m.coef_list[0] += shift
+        try:
+            return fitted.predict_one(values, {})  # unnamed: no recurring correction
+        finally:
+            fitted.se_m.solution.coef[0] -= shift
+            fitted.se_m.coef_list[0] -= shift
+
+    negative = predicted(-1.0, empty_ms)
+    assert negative.SE_m == pytest.approx(4 * empty_ms / 1000)
+    assert any("probe's empty task" in note for note in negative.notes)
+    # a cut-like mapper: its linear value stands though it lies below the history's floor ...
+    fast = predicted(history_floor / 2, empty_ms)
+    assert fast.SE_m == pytest.approx(history_floor / 2) and not fast.notes
+    # ... which still holds for a job whose probe ran no empty task
+    unprobed = predicted(history_floor / 2, None)
+    assert unprobed.SE_m == pytest.approx(history_floor)
+    assert any("in the history" in note for note in unprobed.notes)
