@@ -149,32 +149,34 @@ def sorted_per_task(records: np.ndarray, tasks: np.ndarray) -> np.ndarray:
         return np.where(per > 1, records * np.log(np.where(per > 1, per, 1.0)), 0.0)
 
 
-def quantities(columns: Mapping[str, np.ndarray], features: str, form: str
-               ) -> dict[str, np.ndarray]:
-    """The job-level quantities (:mod:`jobsize.models.scaling`) of each job."""
+def quantities(columns: Mapping[str, np.ndarray], features: str, form: str,
+               key_cost: float = 0.0) -> dict[str, np.ndarray]:
+    """The job-level quantities (:mod:`jobsize.models.scaling`) of each job; ``key_cost``: κ,
+    what a key costs a reduce in records (probe features, per-task form)."""
     if features == "actual":
         q = scaling.actual(columns)
         if form == "paper":  # eq 6/7 read the recorded map output as it is
             q["MO"] = np.asarray(columns["map_output_bytes"], dtype=float)
         return q
-    return scaling.probe(columns, form)
+    return scaling.probe(columns, form, key_cost)
 
 
 def design_matrix(
     columns: Mapping[str, np.ndarray], phase: str, features: str,
     se_m: np.ndarray | None = None, form: str = "paper",
-    q: Mapping[str, np.ndarray] | None = None,
+    q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0,
 ) -> np.ndarray:
     """The n × p design matrix of eq 6 or eq 7 (in ``form``) from float arrays keyed by column.
 
     ``se_m`` (seconds) fills eq 7's SE_m column; it is required for ``"SE_r"``. Missing values
     propagate as NaN; the caller decides which rows are usable. ``q``: the jobs'
-    :func:`quantities`, when already computed (both equations read them).
+    :func:`quantities`, when already computed (both equations read them); ``key_cost``: as in
+    :func:`quantities`.
     """
     check_features(features)
     names = terms(phase, form)
     if q is None:
-        q = quantities(columns, features, form)
+        q = quantities(columns, features, form, key_cost)
     n = len(q["N_m"])
     x = np.empty((n, len(names)))
     for j, name in enumerate(names):
@@ -205,7 +207,7 @@ def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: in
 # One job
 
 
-def job_quantities(job: Mapping[str, float], features: str, form: str
+def job_quantities(job: Mapping[str, float], features: str, form: str, key_cost: float = 0.0
                    ) -> dict[str, np.ndarray]:
     """:func:`quantities` of one job given as a mapping (both equations' columns; those eq 7
     alone needs may be missing for a map-only job)."""
@@ -215,25 +217,25 @@ def job_quantities(job: Mapping[str, float], features: str, form: str
                                *optional_columns(features, form))):
         if name in job:
             cols[name] = np.array([job[name]], dtype=float)
-    return quantities(cols, features, form)
+    return quantities(cols, features, form, key_cost)
 
 
 def design_row(
     job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
-    form: str = "paper", q: Mapping[str, np.ndarray] | None = None,
+    form: str = "paper", q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0,
 ) -> list[float]:
     """One row of :func:`design_matrix` from a mapping of column name → float; a required
     column missing from ``job`` raises KeyError naming it. ``q``: the job's
-    :func:`job_quantities`, when already computed."""
+    :func:`job_quantities`, when already computed; ``key_cost``: as in :func:`quantities`."""
     if form == "paper":
         return _paper_row(job, phase, features, se_m)
     for name in input_columns(phase, features, form):
         if name not in job:
             raise KeyError(name)
     if q is None and features == "probe":
-        return _tasks_row(scaling.probe_one(job), phase, se_m)
+        return _tasks_row(scaling.probe_one(job, key_cost), phase, se_m)
     if q is None:
-        q = job_quantities(job, features, form)
+        q = job_quantities(job, features, form, key_cost)
     se = None if se_m is None else np.array([se_m])
     return design_matrix({}, phase, features, se, form, q)[0].tolist()
 

@@ -8,6 +8,7 @@ executable (no pickle). Layout (``version`` 2)::
 
     {"format": "jobsize-model", "version": 2, "written_by": "jobsize X.Y.Z",
      "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.95,
+     "key_cost": κ (what a key costs a reduce in records; absent in older files: 0),
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
      "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
               "map_model": L, "reduce_model": L},
@@ -61,6 +62,8 @@ MAX_MODEL_BYTES = 16 << 20
 #: Largest magnitude of a number in a model file. Fitted values are far smaller; the bound keeps
 #: products of a few of them (a variance, a squared size) inside the range of a double.
 MAX_MAGNITUDE = 1e100
+#: Largest κ a model file may hold: a key costing more than a million records is no cost model.
+MAX_KEY_COST = 1e6
 #: Deepest nesting of the free-form training summary.
 MAX_TRAINING_DEPTH = 16
 #: Smallest variance-model floor: it is the log's argument.
@@ -96,6 +99,7 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "clock": model.clock,
         "method": model.method,
         "level": model.level,
+        "key_cost": model.key_cost,
         "models": {"SE_m": _phase_to_json(model.se_m),
                    "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
         "uber": {**{kind: {phase: _times_to_json(t)
@@ -240,6 +244,8 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
         p = len(phases[phase].terms)
         model.guards[phase] = _checked(node, lambda v, p=p: Guard.from_json(v, p))
     model.recurring = _checked(root.key("recurring"), Recurring.from_json)
+    if "key_cost" in root.value:  # files written before κ scale the reduce by records alone
+        model.key_cost = root.key("key_cost").number(0.0, MAX_KEY_COST)
     cal = root.key("calibration")
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")

@@ -21,6 +21,10 @@ the probe's counters scaled to the whole job, in one of two forms:
 - the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
   ``RO_o = RO_p·(G_o / G_p)`` with ``G_o = G_p·f_p^(−δ)`` — a job with 64 centroids writes 64
   centroids however large its input;
+- a reduce function pays per record and per key (group): ``α·R·(1 + κ·G/R)``. The sample's keys
+  repeat less than the job's (G_p/R_p ≥ G_o/R_o), so RFE's variable part, scaled by records,
+  is multiplied by ``(1 + κ·G_o/R_o) / (1 + κ·G_p/R_p)`` (:func:`key_cost_scale`); κ, what a
+  key costs in records, is the history's (:func:`fit_key_cost`; 0 gives the records alone);
 - the combiner starts afresh at each run (once per spill): its start-up ``c``, measured over no
   records, is paid ``runs`` times — in the job once per spill of each map, by the job's own sort
   buffer (:func:`combiner_runs`) — and only the rest grows with the records.
@@ -37,6 +41,15 @@ from collections.abc import Mapping
 import numpy as np
 
 from jobsize.schema import DEFAULT_SORT_BUFFER
+
+#: Values of κ (a key's reduce cost in records) :func:`fit_key_cost` chooses from.
+KEY_COSTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
+#: Differences of the median |log(probe / own)| below this are noise: the smaller κ is kept.
+KEY_COST_TOLERANCE = 0.01
+#: Fewest jobs with both a probe's and their own reduce function time that κ is fitted on.
+KEY_COST_MIN_JOBS = 10
+#: The jobs' own reduce function time (timing wrapper, else CPU time) κ is fitted on.
+KEY_COST_COLUMNS = ("reduce_function_ms", "reduce_cpu_ms", "n_reduces")
 
 #: Quantities the models' terms are built from, in seconds, bytes and records.
 QUANTITIES = ("N_m", "N_r", "MI", "MFE", "MO", "MOR", "RIR", "SB", "RFE", "RO", "CIR", "CFE")
@@ -106,8 +119,9 @@ def actual(cols: Arrays) -> dict[str, np.ndarray]:
     return q
 
 
-def probe(cols: Arrays, form: str) -> dict[str, np.ndarray]:
-    """The job's quantities from its probe record (eq 8, ``form`` "paper" or "tasks")."""
+def probe(cols: Arrays, form: str, key_cost: float = 0.0) -> dict[str, np.ndarray]:
+    """The job's quantities from its probe record (eq 8, ``form`` "paper" or "tasks"; in the
+    per-task form a key costs the reduce function ``key_cost`` records' worth)."""
     n_m = np.asarray(cols["n_maps"], dtype=float)
     n_r = np.asarray(cols["n_reduces"], dtype=float)
     mi = np.asarray(cols["map_input_bytes"], dtype=float)
@@ -129,7 +143,8 @@ def probe(cols: Arrays, form: str) -> dict[str, np.ndarray]:
              "RO": ro / f, "CIR": cir / f, "CFE": cfe / f}
         q["SB"] = q["MO"]
     else:
-        q = _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe)
+        q = _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe,
+                      key_cost)
     q.update({"N_m": n_m, "N_r": n_r, "MI": mi})
     for name in ("RIR", "SB", "RFE", "RO"):
         q[name] = np.where(map_only, 0.0, q[name])
@@ -137,7 +152,7 @@ def probe(cols: Arrays, form: str) -> dict[str, np.ndarray]:
     return q
 
 
-def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
+def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, key_cost
               ) -> dict[str, np.ndarray]:
     """Eq 8 in its per-task form (see the module docstring)."""
     k_m = col("probe_map_tasks", 1.0)
@@ -168,6 +183,7 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
         groups = col("probe_reduce_input_groups", np.nan)
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
         sb_o = np.where(mor > 0, mo_o * rir_o / np.where(mor > 0, mor_o, 1.0), mo_o)
+    keyed = key_cost_scale(key_cost, groups, rir, groups * by_keys, rir_o)
     # the combiner: its start-up c once per run, the rest with the records it reads
     c = col("probe_combine_function_fixed_ms", np.nan) * _MS
     runs_p = col("probe_combine_runs", np.nan)
@@ -181,11 +197,49 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe
     cfe_o = runs_o * c + np.maximum(cfe - runs_p * c, 0.0) * s_out
     return {
         "MFE": n_m * a_m + np.maximum(mfe - paid_m, 0.0) / f,
-        "RFE": n_r * a_r + np.maximum(rfe - paid_r, 0.0) * per_record,
+        "RFE": n_r * a_r + np.maximum(rfe - paid_r, 0.0) * per_record * keyed,
         "MO": mo_o, "MOR": mor_o, "RIR": rir_o, "SB": sb_o,
         "RO": ro * by_keys, "RO_map": grow(ro, "probe_map_output_exponent"),
         "CIR": grow(cir, "probe_map_output_exponent"), "CFE": cfe_o,
     }
+
+
+def key_cost_scale(key_cost: float, groups: np.ndarray, records: np.ndarray,
+                   groups_o: np.ndarray, records_o: np.ndarray) -> np.ndarray:
+    """What the probe's reduce function time, scaled by records, is multiplied by when a key
+    (group) costs ``key_cost`` records: ``(1 + κ·G_o/R_o) / (1 + κ·G_p/R_p)`` for the probe's
+    ``groups`` over ``records`` and the job's ``groups_o`` over ``records_o`` (at most one
+    key per record). 1 where the keys are not known."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        share_p = groups / records
+        share_o = np.minimum(groups_o / records_o, 1.0)
+        scale = (1.0 + key_cost * share_o) / (1.0 + key_cost * share_p)
+    return np.where(np.isfinite(scale) & (groups > 0) & (records > 0), scale, 1.0)
+
+
+def fit_key_cost(cols: Arrays, rows: np.ndarray) -> float:
+    """κ from a history: the value of :data:`KEY_COSTS` with which the ``rows`` jobs' probes,
+    scaled in the per-task form, come closest to the reduce function time the jobs reported
+    themselves (median |log(probe / own)|) — the smallest within
+    :data:`KEY_COST_TOLERANCE` of the closest. 0 with fewer than :data:`KEY_COST_MIN_JOBS`
+    such jobs."""
+    n = len(rows)
+    own = function_time(_column(cols, "reduce_function_ms", n), _column(cols, "reduce_cpu_ms", n))
+    rows = rows & np.isfinite(own) & (own > 0) & (_column(cols, "n_reduces", n) > 0)
+    if rows.sum() < KEY_COST_MIN_JOBS:
+        return 0.0
+    sub = {k: np.asarray(v, dtype=float)[rows] for k, v in cols.items()}
+    errors = []
+    for key_cost in KEY_COSTS:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.log(probe(sub, "tasks", key_cost)["RFE"] / own[rows])
+        ratio = ratio[np.isfinite(ratio)]
+        errors.append(float(np.median(np.abs(ratio))) if len(ratio) else math.inf)
+    best = min(errors)
+    if not math.isfinite(best):
+        return 0.0
+    return next(k for k, e in zip(KEY_COSTS, errors, strict=True)
+                if e <= best + KEY_COST_TOLERANCE)
 
 
 def fixed_paid(a: np.ndarray, k: np.ndarray, startup: np.ndarray) -> np.ndarray:
@@ -254,7 +308,7 @@ def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
 # in the per-task form; a property test holds the two equal.
 
 
-def probe_one(job: Mapping[str, float]) -> dict[str, float]:
+def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, float]:
     """:func:`probe` (per-task form) of one job given as column name → float (absent: unknown)."""
     get = job.get
     n_m, n_r, mi, f = job["n_maps"], job["n_reduces"], job["map_input_bytes"], job[
@@ -300,6 +354,7 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     per_record = rir_o / rir if rir > 0 else 1.0 / f
     groups = known("probe_reduce_input_groups")
     by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
+    keyed = _key_cost_scale_one(key_cost, groups, rir, groups * by_keys, rir_o)
     sb_o = (mo_o * rir_o / mor_o if mor_o else math.nan) if mor > 0 else mo_o
     map_only = n_r == 0
     c, runs_p = known("probe_combine_function_fixed_ms") * _MS, known("probe_combine_runs")
@@ -311,7 +366,7 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
         "N_m": n_m, "N_r": n_r, "MI": mi,
         "MFE": n_m * a_m + max(mfe - paid_m, 0.0) / f if math.isfinite(mfe) else
         math.nan,
-        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - paid_r, 0.0) * per_record
+        "RFE": 0.0 if map_only else (n_r * a_r + max(rfe - paid_r, 0.0) * per_record * keyed
                                      if math.isfinite(rfe) else math.nan),
         "MO": mo_o, "MOR": mor_o,
         "RIR": 0.0 if map_only else rir_o, "SB": 0.0 if map_only else sb_o,
@@ -321,6 +376,19 @@ def probe_one(job: Mapping[str, float]) -> dict[str, float]:
     if map_only and q["MO"] == 0:
         q["MO"] = ro * s_out
     return q
+
+
+def _key_cost_scale_one(key_cost: float, groups: float, records: float, groups_o: float,
+                        records_o: float) -> float:
+    """:func:`key_cost_scale` of one job."""
+    if not (groups > 0 and records > 0):
+        return 1.0
+    try:
+        scale = ((1.0 + key_cost * min(groups_o / records_o, 1.0))
+                 / (1.0 + key_cost * groups / records))
+    except (ZeroDivisionError, OverflowError):
+        return 1.0
+    return scale if math.isfinite(scale) else 1.0
 
 
 def _fixed_paid_one(a: float, k: float, startup: float) -> float:

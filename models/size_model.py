@@ -47,6 +47,7 @@ from jobsize.models.design import (
     input_columns,
     job_quantities,
     optional_columns,
+    quantities,
     training_columns,
 )
 from jobsize.models.guard import EMPTY_TASK_COLUMNS, Guard
@@ -61,7 +62,7 @@ from jobsize.models.resources import (
     min_e,
     uber_size,
 )
-from jobsize.models.scaling import used_cpu_for_function_time
+from jobsize.models.scaling import KEY_COST_COLUMNS, fit_key_cost, used_cpu_for_function_time
 from jobsize.models.uber import UberModel, task_times
 from jobsize.models.variance import check_method
 
@@ -98,7 +99,8 @@ def _numeric_columns(features: str, form: str, clock: str) -> tuple[str, ...]:
                            *training_columns("SE_r", features, form),
                            *optional_columns(features, form), *SIZE_INPUTS,
                            "map_input_bytes", *CLOCKS[clock].values(),
-                           *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values()))
+                           *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values(),
+                           *KEY_COST_COLUMNS))
     return tuple(names)
 
 
@@ -183,6 +185,7 @@ class SizeModel:
     guards: dict[str, Guard] = field(default_factory=dict)
     recurring: Recurring = field(default_factory=Recurring)
     calibration: dict[str, Calibration] = field(default_factory=dict)
+    key_cost: float = 0.0  # κ: what a key costs a reduce, in records (probe features, tasks form)
 
     # -- fitting ------------------------------------------------------------------------------
 
@@ -207,14 +210,16 @@ class SizeModel:
         targets = CLOCKS[clock]
         y_m = tr.cols[targets["SE_m"]] * _MS
         y_r = np.where(n_r == 0, 0.0, tr.cols[targets["SE_r"]] * _MS)
-        x_m = design_matrix(tr.cols, "SE_m", features, form=form)
+        key_cost = (fit_key_cost(tr.cols, base) if features == "probe" and form == "tasks"
+                    else 0.0)
+        x_m = design_matrix(tr.cols, "SE_m", features, form=form, key_cost=key_cost)
         m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
         se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],
                           y_m[m_rows], base)
         guards = {"SE_m": Guard.of(x_m[m_rows], n_m[m_rows], y_m[m_rows],
                                    se_m.solution.xtwx_inv)}
         se_r = None
-        x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form)
+        x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form, key_cost=key_cost)
         r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         if r_rows.any():
             try:
@@ -241,7 +246,7 @@ class SizeModel:
                 training["function_time_from_cpu"] = cpu
         model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                     uber=_uber_history(tr, y_m, y_r), training=training, form=form,
-                    clock=clock, guards=guards)
+                    clock=clock, guards=guards, key_cost=key_cost)
         model.recurring = _recurring(model, tr, x_m, x_r, y_m, y_r, m_rows, r_rows)
         return model
 
@@ -407,12 +412,12 @@ class SizeModel:
         for name in input_columns("SE_m", self.features, self.form):
             if name not in values:
                 raise InputError(self._missing("SE_m", name))
-        return job_quantities(values, self.features, self.form)
+        return job_quantities(values, self.features, self.form, self.key_cost)
 
     def _row(self, values: Mapping[str, float], phase: str,
              se_m: float | None = None, q: dict[str, np.ndarray] | None = None) -> list[float]:
         try:
-            row = design_row(values, phase, self.features, se_m, self.form, q)
+            row = design_row(values, phase, self.features, se_m, self.form, q, self.key_cost)
         except KeyError as exc:
             raise InputError(self._missing(phase, exc.args[0])) from None
         if not all(math.isfinite(v) for v in row):
@@ -507,14 +512,15 @@ class SizeModel:
         tr = _Trace.of(records, self.features, self.form, self.clock, source)
         c = tr.cols
         n = len(tr)
-        x_m = design_matrix(c, "SE_m", self.features, form=self.form)
+        q = quantities(c, self.features, self.form, self.key_cost)
+        x_m = design_matrix(c, "SE_m", self.features, form=self.form, q=q)
         mean_m, var_m = self.se_m.predict(np.nan_to_num(x_m))
         mean_m[~_finite_rows(x_m)] = np.nan
         mean_r, var_r = np.zeros(n), np.zeros(n)
         has_r = c["n_reduces"] > 0
         x_r = None
         if self.se_r is not None:
-            x_r = design_matrix(c, "SE_r", self.features, se_m=mean_m, form=self.form)
+            x_r = design_matrix(c, "SE_r", self.features, se_m=mean_m, form=self.form, q=q)
             mr, vr = self.se_r.predict(np.nan_to_num(x_r))
             mr[~_finite_rows(x_r)] = np.nan
             mean_r, var_r = np.where(has_r, mr, 0.0), np.where(has_r, vr, 0.0)

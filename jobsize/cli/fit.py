@@ -197,7 +197,9 @@ def model_summary(model: SizeModel) -> str:
     cpu = model.training.get("function_time_from_cpu")
     fallback = (f" {cpu} jobs had no function times (no timing wrapper): their MFE/RFE are "
                 "the tasks' CPU time." if cpu else "")
-    return (f"Model: {forms[model.form]}, {model.features} features, {model.clock}-clock "
+    keys = (f"; a key costs a reduce {model.key_cost:g} records' worth (κ, from the history)"
+            if model.form == "tasks" and model.features == "probe" else "")
+    return (f"Model: {forms[model.form]}, {model.features} features{keys}, {model.clock}-clock "
             f"task times; {intervals}; per-application corrections for {apps} "
             f"application phase{'s' * (apps != 1)} (shrinkage k = {model.recurring.k:.3g})."
             f"{fallback}")

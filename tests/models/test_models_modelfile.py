@@ -1,5 +1,6 @@
 """Model files: versioned JSON that reloads to identical predictions (synthetic test data)."""
 
+import dataclasses
 import json
 import os
 
@@ -110,3 +111,15 @@ def test_a_failed_save_leaves_the_previous_file_intact(model, trace, tmp_path, m
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
     assert np.isfinite(load_model(path).se_m.coef).all()
+
+
+def test_the_key_cost_is_kept_and_older_files_without_it_read_as_zero(model, tmp_path):
+    keyed = dataclasses.replace(model, key_cost=4.0)
+    path = save_model(keyed, tmp_path / "m.json")
+    assert json.loads(path.read_text())["key_cost"] == 4.0
+    assert load_model(path).key_cost == 4.0
+    _rewrite(path, lambda d: d.pop("key_cost"))
+    assert load_model(path).key_cost == 0.0
+    _rewrite(path, lambda d: d.update(key_cost=-1))
+    with pytest.raises(ModelFileError, match=r"\$\.key_cost: expected a number from 0"):
+        load_model(path)

@@ -182,6 +182,41 @@ def test_reduce_output_follows_the_distinct_keys():
     assert scaling.probe(_probe(), "tasks")["RO"][0] == pytest.approx(1e5 * 40)
 
 
+def test_a_key_costs_the_reduce_function_kappa_records():
+    """The sample has one key per 4 records; its keys grow as f^-0.5, so the job's 40× the
+    records hold only √40× the keys (one per 25.3 records): the part of the reduce time paid
+    per key grows with the keys, not with the records."""
+    job = _probe(probe_key_exponent=0.5)
+    records_only = scaling.probe(job, "tasks")["RFE"][0]
+    keyed = scaling.probe(job, "tasks", key_cost=4.0)["RFE"][0]
+    share_o = 5000 * 40 ** 0.5 / (20_000 * 40)
+    expected = (1 + 4 * share_o) / (1 + 4 * 0.25)
+    assert keyed == pytest.approx(4 * 0.04 + 0.3 * 40 * expected)
+    assert records_only == pytest.approx(4 * 0.04 + 0.3 * 40)
+    one = scaling.probe_one({k: float(v[0]) for k, v in job.items()}, key_cost=4.0)
+    assert one["RFE"] == pytest.approx(keyed)
+    # keys that grow like the records (δ = 1), or unknown keys: the records alone
+    assert scaling.probe(_probe(), "tasks", key_cost=4.0)["RFE"][0] == pytest.approx(
+        records_only)
+    unknown = _probe(probe_key_exponent=0.5, probe_reduce_input_groups=np.nan)
+    assert scaling.probe(unknown, "tasks", key_cost=4.0)["RFE"][0] == pytest.approx(
+        records_only)
+
+
+@pytest.mark.parametrize("true_key_cost", [0.0, 4.0, 16.0])
+def test_the_key_cost_is_the_one_that_matches_the_jobs_own_reduce_times(true_key_cost):
+    rng = np.random.default_rng(int(true_key_cost))
+    n = 40
+    jobs = {k: np.repeat(v, n) for k, v in _probe().items()}
+    jobs["probe_key_exponent"] = rng.uniform(0.1, 1.0, n)
+    jobs["probe_reduce_input_groups"] = rng.uniform(0.05, 1.0, n) * 20_000
+    own = scaling.probe(jobs, "tasks", key_cost=true_key_cost)["RFE"]
+    jobs["reduce_function_ms"] = own * 1000 * rng.lognormal(0, 0.02, n)
+    assert scaling.fit_key_cost(jobs, np.ones(n, dtype=bool)) == true_key_cost
+    # too few jobs with their own reduce times: the records alone
+    assert scaling.fit_key_cost(jobs, np.arange(n) < 5) == 0.0
+
+
 def test_without_split_columns_the_tasks_form_scales_like_eq8():
     bare = {k: v for k, v in _probe().items()
             if k not in scaling.PROBE_OPTIONAL or k.endswith("function_ms")}
@@ -289,8 +324,10 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
 @given(n_m=st.integers(1, 2000), n_r=st.integers(0, 64), mi=st.floats(1e3, 1e12),
        f=st.floats(1e-4, 1.0), split=st.booleans(),
        values=st.lists(st.one_of(st.none(), st.floats(0, 1e9)), min_size=len(_COLUMNS),
-                       max_size=len(_COLUMNS)))
-def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, values):
+                       max_size=len(_COLUMNS)),
+       key_cost=st.sampled_from(scaling.KEY_COSTS))
+def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, values,
+                                                       key_cost):
     """The single-prediction path and the batch path compute the same eq 6 and 7 rows."""
     job = {"n_maps": float(n_m), "n_reduces": float(n_r), "map_input_bytes": mi,
            "probe_fraction": f, "probe_map_tasks": 2.0 if split else 1.0,
@@ -316,7 +353,8 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
         job["combine_min_spills"] = float(math.floor(job["combine_min_spills"]) % 6)
     cols = {k: np.array([v]) for k, v in job.items()}
     for phase in ("SE_m", "SE_r"):
-        one = design_row(job, phase, "probe", se_m=3.0, form="tasks")
-        batch = design_matrix(cols, phase, "probe", se_m=np.array([3.0]), form="tasks")[0]
+        one = design_row(job, phase, "probe", se_m=3.0, form="tasks", key_cost=key_cost)
+        batch = design_matrix(cols, phase, "probe", se_m=np.array([3.0]), form="tasks",
+                              key_cost=key_cost)[0]
         np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
 
