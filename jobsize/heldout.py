@@ -464,7 +464,8 @@ def leave_one_kind_out(reference: pd.DataFrame, heldout: pd.DataFrame, model: Si
                           "pooled")
     predicted = cross_validated_pairs(pooled, model.features, model.method, model.level,
                                       groups="job_type", form=model.form, clock=model.clock,
-                                      calibrated=model.calibrate is not None)
+                                      calibrated=model.calibrate is not None,
+                                      eq7_fit=model.eq7_fit)
     actual = actual_sizes(pooled, model.features, model.clock)
     wall = actual_sizes(pooled)
     actual["job_id"] = actual["job_id"].astype(str)

@@ -44,6 +44,7 @@ from jobsize.models.size_model import (
     SizeModel,
     actual_sizes,
     check_clock,
+    check_eq7_fit,
 )
 from jobsize.models.variance import check_method
 
@@ -88,6 +89,11 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         vcore·s, or SE_m / SE_r in seconds.
     level : float
         Coverage of the prediction intervals.
+    eq7_fit : "actual", "probe" or None
+        What eq 7 (SE_r) is fitted on: the jobs' own counters or the probe's; it predicts from
+        ``features`` either way. None (default): the jobs' own counters for probe features in
+        the per-task form, else ``features``
+        (:func:`jobsize.models.size_model.eq7_fit_default`).
 
     Learned attributes: ``model_`` (:class:`jobsize.models.size_model.SizeModel`),
     ``training_`` (the training summary). ``fit`` reads X only; targets come from the records,
@@ -96,7 +102,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
 
     def __init__(self, features: str = "probe", method: str = "gls", target: str = "S",
                  level: float = 0.95, form: str = FORM_DEFAULT, clock: str = "wall",
-                 calibrate: str | None = "auto") -> None:
+                 calibrate: str | None = "auto", eq7_fit: str | None = None) -> None:
         self.features = features
         self.method = method
         self.target = target
@@ -104,6 +110,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         self.form = form
         self.clock = clock
         self.calibrate = calibrate
+        self.eq7_fit = eq7_fit
 
     # -- scikit-learn -------------------------------------------------------------------------
 
@@ -111,7 +118,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         """Fit eq 6 and eq 7 on the job records ``X`` (``y`` is ignored)."""
         self._check_params()
         self.model_ = SizeModel.fit(X, self.features, self.method, self.level, form=self.form,
-                                    clock=self.clock)
+                                    clock=self.clock, eq7_fit=self.eq7_fit)
         if self.calibrate is not None:
             calibrate(self.model_, X, groups=self.calibrate)
         self.training_ = self.model_.training
@@ -179,7 +186,8 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         model = load_model(path)
         est = cls(features=model.features, method=model.method, target=target,
                   level=model.level, form=model.form, clock=model.clock,
-                  calibrate="auto" if model.calibration else None)
+                  calibrate="auto" if model.calibration else None,
+                  eq7_fit=model.eq7_features)
         est.model_ = model
         est.training_ = model.training
         return est
@@ -199,6 +207,8 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         check_level(self.level)
         check_form(self.form)
         check_clock(self.clock)
+        if self.eq7_fit is not None:
+            check_eq7_fit(self.eq7_fit, self.features)
         if self.target not in TARGETS:
             raise ConfigError(f"unknown target {self.target!r}; expected one of "
                               f"{', '.join(TARGETS)}")

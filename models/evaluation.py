@@ -38,7 +38,7 @@ from jobsize.models.design import optional_columns, training_columns
 from jobsize.models.recurring import application
 from jobsize.models.regression import min_jobs
 from jobsize.models.resources import PAPER_CLUSTER
-from jobsize.models.size_model import FORM_DEFAULT, SizeModel, actual_sizes
+from jobsize.models.size_model import FORM_DEFAULT, SizeModel, actual_sizes, eq7_fit_default
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 
@@ -275,11 +275,13 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
                           level: float = 0.95, folds: int = 5, seed: int = 0,
                           progress: Progress = _quiet, groups: str | None = None, *,
                           form: str = FORM_DEFAULT, clock: str = "wall",
-                          calibrated: bool = False) -> pd.DataFrame:
+                          calibrated: bool = False, eq7_fit: str | None = None
+                          ) -> pd.DataFrame:
     """Each job predicted by a model fitted on the other ``folds − 1`` folds or, with
     ``groups`` (a column such as ``job_type``), on the jobs of the other groups.
     ``calibrated``: each fold's model is itself calibrated on its own training jobs (nested),
-    so the intervals are scored as a user would get them."""
+    so the intervals are scored as a user would get them. ``eq7_fit``: as in
+    :meth:`SizeModel.fit`."""
     frame = conform(records)
     what, splits = _splits(frame, folds, seed, groups)
     actual = _evaluable(frame, features, clock)
@@ -289,7 +291,7 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
             test_rows = actual.index.intersection(pd.Index(test))
             try:
                 model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True,
-                                      form=form, clock=clock)
+                                      form=form, clock=clock, eq7_fit=eq7_fit)
                 if calibrated:
                     calibrate(model, frame.iloc[train], groups=groups, folds=folds, seed=seed)
             except ModelError:
@@ -306,7 +308,7 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
 def prequential_predictions(records: pd.DataFrame, features: str = "probe",
                             method: str = "gls", level: float = 0.95,
                             progress: Progress = _quiet, *, form: str = FORM_DEFAULT,
-                            clock: str = "wall") -> pd.DataFrame:
+                            clock: str = "wall", eq7_fit: str | None = None) -> pd.DataFrame:
     """Per-job prequential predictions: job_id, actual and predicted SE_m, SE_r (s), S.
 
     Jobs are taken in finish-time order (file order where it is not recorded); each is predicted
@@ -314,16 +316,16 @@ def prequential_predictions(records: pd.DataFrame, features: str = "probe",
     :data:`PAIR_COLUMNS` — ``*_s`` seconds, ``S_*_mb_s`` MB·s, ``S_*_vcore_s`` vcore·s. Jobs
     finishing before the first fit, and jobs the model cannot predict yet, are absent.
     """
-    return _prequential(records, features, method, level, progress, form, clock)[0]
+    return _prequential(records, features, method, level, progress, form, clock, eq7_fit)[0]
 
 
 def _prequential(records: pd.DataFrame, features: str, method: str, level: float,
-                 progress: Progress, form: str = FORM_DEFAULT, clock: str = "wall"
-                 ) -> tuple[pd.DataFrame, int]:
+                 progress: Progress, form: str = FORM_DEFAULT, clock: str = "wall",
+                 eq7_fit: str | None = None) -> tuple[pd.DataFrame, int]:
     frame = conform(records)
     actual = _evaluable(frame, features, clock)
     order = actual.index[np.argsort(actual["finish_time_ms"].to_numpy(), kind="stable")]
-    jobs = _JobRows(frame, features, form)
+    jobs = _JobRows(frame, features, form, eq7_fit or eq7_fit_default(features, form))
     model: SizeModel | None = None
     online = {name: Calibration(edges=[], scores=[[]]) for name in ("SE_m", "SE_r", "S")}
     seen: list[int] = []
@@ -335,7 +337,7 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
             if len(seen) >= next_fit:
                 with contextlib.suppress(ModelError):
                     model = _refit(model, frame.iloc[seen], features, method, level, form,
-                                   clock)
+                                   clock, eq7_fit)
                     model.calibration = online  # calibrated by the errors seen so far
                 next_fit = max(len(seen) + 1, math.ceil(len(seen) * REFIT_GROWTH))
             if model is None:
@@ -359,11 +361,11 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
 
 
 def _refit(previous: SizeModel | None, records: pd.DataFrame, features: str, method: str,
-           level: float, form: str, clock: str) -> SizeModel:
+           level: float, form: str, clock: str, eq7_fit: str | None = None) -> SizeModel:
     """A batch refit that keeps what the previous model learnt online about recurring
     applications and its calibration (both made of out-of-sample errors)."""
     model = SizeModel.fit(records, features, method, level, partial=True, form=form,
-                          clock=clock)
+                          clock=clock, eq7_fit=eq7_fit)
     if previous is not None:
         model.recurring = previous.recurring
         model.calibration = previous.calibration
@@ -373,10 +375,13 @@ def _refit(previous: SizeModel | None, records: pd.DataFrame, features: str, met
 class _JobRows:
     """Each job as the plain mapping the one-job path takes (known values only), built on use."""
 
-    def __init__(self, frame: pd.DataFrame, features: str, form: str = "paper") -> None:
+    def __init__(self, frame: pd.DataFrame, features: str, form: str = "paper",
+                 eq7_fit: str | None = None) -> None:
+        eq7 = eq7_fit or features  # observing a job reads what eq 7 was fitted on
         self.names = list(dict.fromkeys((
             *training_columns("SE_m", features, form), *training_columns("SE_r", features, form),
-            *optional_columns(features, form), "map_time_ms", "reduce_time_ms", "map_cpu_ms",
+            *optional_columns(features, form), *training_columns("SE_r", eq7, form),
+            *optional_columns(eq7, form), "map_time_ms", "reduce_time_ms", "map_cpu_ms",
             "reduce_cpu_ms", "n_maps", "n_reduces", "map_input_bytes", "map_memory_mb",
             "map_vcores", "reduce_memory_mb", "reduce_vcores", "am_memory_mb", "am_vcores")))
         self.job_names = frame["job_name"].to_numpy(dtype=object, na_value=None)
@@ -403,8 +408,8 @@ class _JobRows:
 def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls",
              level: float = 0.95, folds: int = 5, seed: int = 0,
              progress: Progress = _quiet, source: object = None, groups: str | None = None,
-             *, form: str = FORM_DEFAULT, clock: str = "wall", calibrate_by: str | None = "auto"
-             ) -> tuple[SizeModel, Evaluation]:
+             *, form: str = FORM_DEFAULT, clock: str = "wall", calibrate_by: str | None = "auto",
+             eq7_fit: str | None = None) -> tuple[SizeModel, Evaluation]:
     """Fit on all of ``records`` and score in-sample, cross-validated (k-fold; ``folds`` = 0:
     skipped; or leave-one-group-out by the column ``groups``) and prequentially. Returns the
     model fitted on everything and the scores; ``source`` (the trace's path) names the trace in
@@ -412,18 +417,21 @@ def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls"
 
     ``calibrate_by``: how the returned model's intervals are calibrated (:func:`calibrate`:
     ``"auto"``, a column, None for K-fold) or ``"none"`` (GLS intervals); the cross-validated
-    scores calibrate each fold's model the same way on its own training jobs."""
+    scores calibrate each fold's model the same way on its own training jobs. ``eq7_fit``: as
+    in :meth:`SizeModel.fit`."""
     if folds < 0 or folds == 1:
         raise InputError(f"cross-validation needs 0 (none) or at least 2 folds, got {folds}")
     model = SizeModel.fit(records, features, method, level, source=source, form=form,
-                          clock=clock)
+                          clock=clock, eq7_fit=eq7_fit)
     in_sample = Scores.of(in_sample_pairs(model, records))
     cv = None
     if groups is not None or folds >= 2:
         cv = Scores.of(cross_validated_pairs(records, features, method, level, folds, seed,
                                              progress, groups=groups, form=form, clock=clock,
-                                             calibrated=calibrate_by != "none"))
-    pairs, warmup = _prequential(records, features, method, level, progress, form, clock)
+                                             calibrated=calibrate_by != "none",
+                                             eq7_fit=eq7_fit))
+    pairs, warmup = _prequential(records, features, method, level, progress, form, clock,
+                                 eq7_fit)
     if calibrate_by != "none":
         calibrate(model, records, groups=calibrate_by, folds=max(folds, 5), seed=seed,
                   progress=progress)
@@ -460,7 +468,7 @@ def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "
                                           enumerate(frame["job_name"].to_numpy(object))])
     pairs = cross_validated_pairs(frame, model.features, model.method, model.level, folds,
                                   seed, progress, groups=groups, form=model.form,
-                                  clock=model.clock)
+                                  clock=model.clock, eq7_fit=model.eq7_features)
     with_r = pairs["n_reduces"].to_numpy() > 0
     cal = {"SE_m": Calibration.fit(pairs["SE_m_pred_s"], pairs["SE_m_s"]),
            "SE_r": Calibration.fit(pairs["SE_r_pred_s"][with_r], pairs["SE_r_s"][with_r]),

@@ -9,6 +9,7 @@ executable (no pickle). Layout (``version`` 2)::
     {"format": "jobsize-model", "version": 2, "written_by": "jobsize X.Y.Z",
      "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.95,
      "key_cost": κ (what a key costs a reduce in records; absent in older files: 0),
+     "eq7_fit": "actual" (only when eq 7 was fitted on other features than it predicts from),
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
      "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
               "map_model": L, "reduce_model": L},
@@ -100,6 +101,7 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "method": model.method,
         "level": model.level,
         "key_cost": model.key_cost,
+        **({"eq7_fit": model.eq7_fit} if model.eq7_fit else {}),
         "models": {"SE_m": _phase_to_json(model.se_m),
                    "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
         "uber": {**{kind: {phase: _times_to_json(t)
@@ -217,8 +219,15 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
         root.key("training").fail("expected an object")
     if _depth(training) > MAX_TRAINING_DEPTH:
         root.key("training").fail(f"nested more than {MAX_TRAINING_DEPTH} deep")
+    eq7_fit = None
+    if version >= 2 and "eq7_fit" in doc:
+        eq7_fit = root.key("eq7_fit").choice(FEATURE_SETS)
+        if eq7_fit not in (features, "actual"):
+            root.key("eq7_fit").fail(f"a model of {features} features fits eq 7 on them or "
+                                     "on the jobs' own counters ('actual')")
     model = SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
-                      uber=uber, training=training, form=form, clock=clock)
+                      uber=uber, training=training, form=form, clock=clock,
+                      eq7_fit=None if eq7_fit == features else eq7_fit)
     if version >= 2:
         _extras_from_json(root, model)
     return model

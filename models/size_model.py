@@ -77,6 +77,23 @@ CLOCKS: dict[str, dict[str, str]] = {
     "cpu": {"SE_m": "map_cpu_ms", "SE_r": "reduce_cpu_ms"},
 }
 FORM_DEFAULT = "tasks"
+
+
+def eq7_fit_default(features: str, form: str) -> str:
+    """What eq 7 is fitted on unless told: the jobs' own counters (``"actual"``) for a model of
+    probe features in the per-task form, else the model's features (the paper fits both
+    equations on the probe's). A probe's reduces see N_r / N_m of what one of the job's reduces
+    does, so the probe's RFE is the noisiest feature; fitted on it, eq 7 shrinks RFE's
+    coefficient toward 0 and lets the record terms stand in for the reduce function, which a
+    kind with a cheap or a costly reducer does not share. Fitted on the jobs' own counters,
+    eq 7 learns what a reduce's time is made of and is then fed the probe's estimates."""
+    return "actual" if features == "probe" and form == "tasks" else features
+
+
+def check_eq7_fit(eq7_fit: str, features: str) -> None:
+    if eq7_fit not in (features, "actual"):
+        raise ConfigError(f"eq 7 of a model of {features} features is fitted on its own "
+                          f"features or on the jobs' own counters ('actual'), not {eq7_fit!r}")
 #: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
 MIN_CALIBRATION = 20
 
@@ -94,10 +111,14 @@ def check_clock(clock: str) -> None:
                           f"{', '.join(CLOCKS)}")
 
 
-def _numeric_columns(features: str, form: str, clock: str) -> tuple[str, ...]:
+def _numeric_columns(features: str, form: str, clock: str, eq7_fit: str | None = None
+                     ) -> tuple[str, ...]:
+    eq7 = eq7_fit or features
     names = dict.fromkeys((*training_columns("SE_m", features, form),
                            *training_columns("SE_r", features, form),
-                           *optional_columns(features, form), *SIZE_INPUTS,
+                           *optional_columns(features, form),
+                           *training_columns("SE_r", eq7, form), *optional_columns(eq7, form),
+                           *SIZE_INPUTS,
                            "map_input_bytes", *CLOCKS[clock].values(),
                            *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values(),
                            *KEY_COST_COLUMNS))
@@ -119,13 +140,13 @@ class _Trace:
 
     @classmethod
     def of(cls, records: pd.DataFrame, features: str, form: str, clock: str,
-           source: object = None) -> _Trace:
+           source: object = None, eq7_fit: str | None = None) -> _Trace:
         if not isinstance(records, pd.DataFrame):
             raise InputError(f"expected a DataFrame of job records, got {type(records).__name__}",
                              source=source)
         frame = conform(records, source=source)
         cols = {c: frame[c].to_numpy(dtype="float64", na_value=np.nan)
-                for c in _numeric_columns(features, form, clock)}
+                for c in _numeric_columns(features, form, clock, eq7_fit)}
         state = frame["state"]
         success = (state.isna() | (state == SUCCEEDED)).fillna(False).to_numpy(dtype=bool)
         apps = [application(n) for n in frame["job_name"].to_numpy(dtype=object, na_value=None)]
@@ -186,14 +207,25 @@ class SizeModel:
     recurring: Recurring = field(default_factory=Recurring)
     calibration: dict[str, Calibration] = field(default_factory=dict)
     key_cost: float = 0.0  # κ: what a key costs a reduce, in records (probe features, tasks form)
+    eq7_fit: str | None = None  # what eq 7 was fitted on (None: the model's features)
+
+    @property
+    def eq7_features(self) -> str:
+        """The features eq 7 was fitted on; it predicts from the model's own."""
+        return self.eq7_fit or self.features
 
     # -- fitting ------------------------------------------------------------------------------
 
     @classmethod
     def fit(cls, records: pd.DataFrame, features: str = "probe", method: str = "gls",
             level: float = 0.95, *, form: str = FORM_DEFAULT, clock: str = "wall",
-            partial: bool = False, source: object = None) -> SizeModel:
+            partial: bool = False, source: object = None, eq7_fit: str | None = None
+            ) -> SizeModel:
         """Fit on a DataFrame of job records (see the module docstring for which jobs count).
+
+        ``eq7_fit``: what eq 7 is fitted on — the model's features or ``"actual"``, the jobs'
+        own counters (default: :func:`eq7_fit_default`); it predicts from the model's features
+        either way.
 
         Too few usable jobs for eq 6 raise ModelError; so do too few for eq 7 unless there are
         none (then ``se_r`` is None) or ``partial`` is set (then ``se_r`` is None as well).
@@ -204,7 +236,9 @@ class SizeModel:
         check_level(level)
         check_form(form)
         check_clock(clock)
-        tr = _Trace.of(records, features, form, clock, source)
+        eq7_fit = eq7_fit or eq7_fit_default(features, form)
+        check_eq7_fit(eq7_fit, features)
+        tr = _Trace.of(records, features, form, clock, source, eq7_fit)
         base = tr.success & ~tr.uber
         n_m, n_r = tr.cols["n_maps"], tr.cols["n_reduces"]
         targets = CLOCKS[clock]
@@ -219,12 +253,12 @@ class SizeModel:
         guards = {"SE_m": Guard.of(x_m[m_rows], n_m[m_rows], y_m[m_rows],
                                    se_m.solution.xtwx_inv)}
         se_r = None
-        x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form, key_cost=key_cost)
+        x_r = design_matrix(tr.cols, "SE_r", eq7_fit, se_m=y_m, form=form, key_cost=key_cost)
         r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         if r_rows.any():
             try:
                 se_r = _fit_phase(tr, "SE_r", features, method, level, form, clock,
-                                  x_r[r_rows], y_r[r_rows], base & (n_r > 0))
+                                  x_r[r_rows], y_r[r_rows], base & (n_r > 0), eq7_fit)
                 guards["SE_r"] = Guard.of(x_r[r_rows], n_r[r_rows], y_r[r_rows],
                                           se_r.solution.xtwx_inv)
             except ModelError:
@@ -246,7 +280,12 @@ class SizeModel:
                 training["function_time_from_cpu"] = cpu
         model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                     uber=_uber_history(tr, y_m, y_r), training=training, form=form,
-                    clock=clock, guards=guards, key_cost=key_cost)
+                    clock=clock, guards=guards, key_cost=key_cost,
+                    eq7_fit=None if eq7_fit == features else eq7_fit)
+        if eq7_fit != features:  # corrections learn the errors of what predictions are fed
+            x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form,
+                                key_cost=key_cost)
+            r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         model.recurring = _recurring(model, tr, x_m, x_r, y_m, y_r, m_rows, r_rows)
         return model
 
@@ -415,20 +454,25 @@ class SizeModel:
         return job_quantities(values, self.features, self.form, self.key_cost)
 
     def _row(self, values: Mapping[str, float], phase: str,
-             se_m: float | None = None, q: dict[str, np.ndarray] | None = None) -> list[float]:
+             se_m: float | None = None, q: dict[str, np.ndarray] | None = None,
+             features: str | None = None) -> list[float]:
+        """The job's design row of ``phase`` in ``features`` (default: the model's own, what
+        predictions are fed; ``q`` only with those)."""
+        features = features or self.features
         try:
-            row = design_row(values, phase, self.features, se_m, self.form, q, self.key_cost)
+            row = design_row(values, phase, features, se_m, self.form, q, self.key_cost)
         except KeyError as exc:
-            raise InputError(self._missing(phase, exc.args[0])) from None
+            raise InputError(self._missing(phase, exc.args[0], features)) from None
         if not all(math.isfinite(v) for v in row):
             raise InputError(f"eq {EQUATION[phase]} ({phase}) cannot be evaluated for this "
                              "job: a value it needs is not a finite number")
         return row
 
-    def _missing(self, phase: str, name: str) -> str:
+    def _missing(self, phase: str, name: str, features: str | None = None) -> str:
+        features = features or self.features
         return (f"missing {name!r}, needed by eq {EQUATION[phase]} ({phase}) with "
-                f"{self.features} features ({self.form} form): "
-                f"{', '.join(input_columns(phase, self.features, self.form))}")
+                f"{features} features ({self.form} form): "
+                f"{', '.join(input_columns(phase, features, self.form))}")
 
     def observe(self, values: Mapping[str, float], conf: Mapping[str, object] | None = None,
                 state: object = None) -> tuple[str, ...]:
@@ -462,8 +506,10 @@ class SizeModel:
         self._check_fraction(values)
         q = self._quantities(values)  # raises, naming what is missing, before any update
         row_m = self._row(values, "SE_m", q=q)
-        row_r = (self._row(values, "SE_r", se_m, q)
-                 if self.se_r is not None and n_r > 0 else None)
+        row_r = None
+        if self.se_r is not None and n_r > 0:  # in what eq 7 was fitted on
+            row_r = (self._row(values, "SE_r", se_m, features=self.eq7_fit) if self.eq7_fit
+                     else self._row(values, "SE_r", se_m, q))
         app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
         self._learn_errors(values, row_m, n_r, se_m, se_r, app, conf, q)
         self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, False)
@@ -616,13 +662,15 @@ def _log_interval(mean: float, var_log: float, t: float) -> tuple[float, float]:
 
 
 def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float, form: str,
-               clock: str, x: np.ndarray, y: np.ndarray, candidates: np.ndarray
-               ) -> PhaseModel:
+               clock: str, x: np.ndarray, y: np.ndarray, candidates: np.ndarray,
+               fitted_on: str | None = None) -> PhaseModel:
+    """The phase model of ``features`` (what it predicts from), fitted on rows ``x`` of
+    ``fitted_on`` (default: the same features)."""
     try:
         return PhaseModel.fit(phase, features, method, x, y, level, form)
     except ModelError as exc:
-        raise ModelError(f"{exc.reason}{_null_hint(tr, phase, features, form, clock, candidates)}",
-                         source=tr.source) from None
+        hint = _null_hint(tr, phase, fitted_on or features, form, clock, candidates)
+        raise ModelError(f"{exc.reason}{hint}", source=tr.source) from None
 
 
 def _null_hint(tr: _Trace, phase: str, features: str, form: str, clock: str,

@@ -59,6 +59,18 @@ def test_fit_options_select_features_method_and_skip_cv(trace_path, capsys):
     assert "residual sd" in out and "∝ mean" not in out  # OLS: constant variance
 
 
+def test_fit_says_what_eq7_was_fitted_on(trace_path, tmp_path, capsys):
+    assert main(["fit", str(trace_path), "--cv", "0", "-o", str(tmp_path / "own.json")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "eq 7 fitted on the jobs' own counters, fed the probe's" in out
+    assert "records' worth (κ, from the history)" in out
+    assert load_model(tmp_path / "own.json").eq7_fit == "actual"
+    assert main(["fit", str(trace_path), "--cv", "0", "--eq7-fit", "probe",
+                 "-o", str(tmp_path / "probe.json")]) == 0
+    assert "own counters" not in " ".join(capsys.readouterr().out.split())
+    assert load_model(tmp_path / "probe.json").eq7_fit is None
+
+
 def test_fit_cross_validates_by_group(trace_path, tmp_path, capsys):
     from jobsize.schema import read_trace
 

@@ -49,7 +49,7 @@ def test_estimator_contract_clone_and_params(fitted):
                         form="paper", clock="cpu", calibrate=None)
     assert est.get_params() == {"features": "actual", "method": "ols", "target": "SE_m",
                                 "level": 0.9, "form": "paper", "clock": "cpu",
-                                "calibrate": None}
+                                "calibrate": None, "eq7_fit": None}
     copy = clone(fitted)
     assert copy.get_params() == fitted.get_params()
     assert not hasattr(copy, "model_") and hasattr(fitted, "model_")

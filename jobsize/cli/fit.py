@@ -1,7 +1,7 @@
 """``jobsize fit``: fit the SE_m / SE_r models on a trace and report their accuracy.
 
     jobsize fit [TRACE] [--features probe|actual] [--form tasks|paper] [--clock wall|cpu]
-                [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN] [--calibrate BY]
+                [--eq7-fit actual|probe] [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN] [--calibrate BY]
                 [--seed S] [--level L] [-o MODEL.json]
 
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
@@ -76,6 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="what SE measures: summed elapsed task time (wall, the paper's) "
                         "or summed task CPU time (cpu: steadier on a busy machine)")
+    parser.add_argument("--eq7-fit", choices=FEATURE_SETS, default=None,
+                        help="what eq 7 (SE_r) is fitted on — the jobs' own counters (actual) "
+                        "or the probe's — predicting from --features either way (default: "
+                        "actual with probe features in the tasks form, else --features)")
     parser.add_argument("--calibrate", default="auto", metavar="BY",
                         help="calibrate intervals and quantiles on out-of-sample errors, "
                         "leaving one BY out at a time: auto (job_type or the application of "
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                                  args.seed, progress=progress_bar, source=trace,
                                  groups=args.cv_groups, form=args.form, clock=args.clock,
                                  calibrate_by=calibrate_by if args.calibrate != "none" else
-                                 "none")
+                                 "none", eq7_fit=args.eq7_fit)
     console = Console()
     sources = sorted(set(records["source"].dropna()))
     console.print(accuracy_table(evaluation, trace, model, sources))
@@ -199,7 +203,10 @@ def model_summary(model: SizeModel) -> str:
                 "the tasks' CPU time." if cpu else "")
     keys = (f"; a key costs a reduce {model.key_cost:g} records' worth (κ, from the history)"
             if model.form == "tasks" and model.features == "probe" else "")
-    return (f"Model: {forms[model.form]}, {model.features} features{keys}, {model.clock}-clock "
+    eq7 = (f" (eq 7 fitted on the jobs' own counters, fed the {model.features}'s)"
+           if model.eq7_fit else "")
+    return (f"Model: {forms[model.form]}, {model.features} features{eq7}{keys}, "
+            f"{model.clock}-clock "
             f"task times; {intervals}; per-application corrections for {apps} "
             f"application phase{'s' * (apps != 1)} (shrinkage k = {model.recurring.k:.3g})."
             f"{fallback}")

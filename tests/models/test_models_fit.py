@@ -10,7 +10,7 @@ from jobsize.models.size_model import SizeModel
 from jobsize.models.synthetic import TRUE_ALPHA, TRUE_BETA, linear_trace
 from models_helpers import as_job
 
-from jobsize.errors import InputError, ModelError, SchemaError
+from jobsize.errors import ConfigError, InputError, ModelError, SchemaError
 
 
 def _design(trace, phase="SE_m"):
@@ -208,3 +208,36 @@ def test_the_uber_decision_is_the_jobs_configuration_with_hadoops_defaults(model
     with pytest.raises(InputError):  # a limit the job exceeds
         model.predict_one(small, {"mapreduce.job.ubertask.enable": "true",
                                   "mapreduce.job.ubertask.maxbytes": "1000"})
+
+
+def test_eq7_is_fitted_on_the_jobs_own_counters_and_fed_the_probes():
+    trace = linear_trace(600, seed=5, uber=0.05)
+    model = SizeModel.fit(trace, form="tasks")
+    own = SizeModel.fit(trace, "actual", form="tasks")
+    assert model.eq7_fit == "actual" and model.features == "probe"
+    np.testing.assert_array_equal(model.se_r.coef, own.se_r.coef)
+    # predictions read the probe: eq 7's row in probe features with the predicted SE_m
+    job = job_values(as_job(trace[~trace["uberized"] & (trace["n_reduces"] > 0)].iloc[0]))
+    se_m = model.se_m.predict_one(model._row(job, "SE_m"))[0]
+    want = model.se_r.predict_one(model._row(job, "SE_r", se_m))[0]
+    assert model.predict_one(job).SE_r == pytest.approx(want)
+    # the paper's way stays selectable, and is the paper's form's default
+    on_probe = SizeModel.fit(trace, form="tasks", eq7_fit="probe")
+    assert on_probe.eq7_fit is None and not np.allclose(on_probe.se_r.coef, own.se_r.coef)
+    assert SizeModel.fit(trace, form="paper").eq7_fit is None
+    with pytest.raises(ConfigError, match="eq 7 of a model of actual features"):
+        SizeModel.fit(trace, "actual", form="tasks", eq7_fit="probe")
+
+
+def test_eq7_learns_online_from_the_jobs_own_counters():
+    trace = linear_trace(900, seed=6, uber=0.05)
+    online = SizeModel.fit(trace.iloc[:300], "probe", "ols", form="tasks")
+    for _, row in trace.iloc[300:].iterrows():
+        online.observe(job_values(as_job(row)))
+    batch = SizeModel.fit(trace, "probe", "ols", form="tasks")
+    assert online.se_r.stats.n == batch.se_r.stats.n
+    np.testing.assert_allclose(online.se_r.coef, batch.se_r.coef, rtol=1e-8)
+    # a job without its own reduce counters cannot teach eq 7
+    row = as_job(trace[~trace["uberized"] & (trace["n_reduces"] > 0)].iloc[0])
+    with pytest.raises(InputError, match="'reduce_input_records', needed by eq 7"):
+        online.observe(job_values({**row, "reduce_input_records": None}))

@@ -123,3 +123,15 @@ def test_the_key_cost_is_kept_and_older_files_without_it_read_as_zero(model, tmp
     _rewrite(path, lambda d: d.update(key_cost=-1))
     with pytest.raises(ModelFileError, match=r"\$\.key_cost: expected a number from 0"):
         load_model(path)
+
+
+def test_what_eq7_was_fitted_on_is_kept(trace, tmp_path):
+    tasks = SizeModel.fit(trace.iloc[:400], form="tasks")
+    path = save_model(tasks, tmp_path / "m.json")
+    back = load_model(path)
+    assert back.eq7_fit == "actual" and json.loads(path.read_text())["eq7_fit"] == "actual"
+    pd.testing.assert_frame_equal(back.predict_frame(trace), tasks.predict_frame(trace),
+                                  check_exact=True)
+    _rewrite(path, lambda d: d.update(eq7_fit="sample"))
+    with pytest.raises(ModelFileError, match=r"\$\.eq7_fit: expected one of probe, actual"):
+        load_model(path)
