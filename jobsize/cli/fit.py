@@ -1,8 +1,8 @@
 """``jobsize fit``: fit the SE_m / SE_r models on a trace and report their accuracy.
 
     jobsize fit [TRACE] [--features probe|actual] [--form tasks|paper] [--clock wall|cpu]
-                [--eq7-fit actual|probe] [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN] [--calibrate BY]
-                [--seed S] [--level L] [-o MODEL.json]
+                [--eq7-fit actual|probe] [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN]
+                [--calibrate BY] [--seed S] [--level L] [-o MODEL.json]
 
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
 the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
