@@ -26,6 +26,7 @@ import time
 import numpy as np
 from common import best_of, row
 from jobsize.models.design import design_matrix, input_columns
+from jobsize.models.size_model import FORM_DEFAULT
 from jobsize.models.synthetic import linear_trace
 
 from jobsize.predictor import SizePredictor, predict
@@ -34,7 +35,7 @@ from jobsize.predictor import SizePredictor, predict
 def _design(frame, phase):
     cols = {c: frame[c].to_numpy(dtype=float, na_value=np.nan) for c in frame.columns
             if str(frame[c].dtype) in ("Int64", "Float64")}
-    x = design_matrix(cols, phase, "probe", se_m=cols["map_time_ms"] / 1000)
+    x = design_matrix(cols, phase, "probe", se_m=cols["map_time_ms"] / 1000, form=FORM_DEFAULT)
     y = cols["map_time_ms" if phase == "SE_m" else "reduce_time_ms"] / 1000
     rows = np.isfinite(x).all(axis=1) & ~frame["uberized"].to_numpy(bool)
     if phase == "SE_r":
@@ -96,15 +97,19 @@ def main() -> None:
     row("observe + re-solve both models", resolve_us, "µs/job", base_refit, "lstsq refit of 10k")
 
     # one prediction
-    cols = {p: [c for c in input_columns(p, "probe", "paper") if c != "probe_fraction"]
+    form = est.model_.form
+    cols = {p: [c for c in input_columns(p, "probe", form) if c != "probe_fraction"]
             for p in ("SE_m", "SE_r")}
     coef_m, coef_r = est.model_.se_m.coef, est.model_.se_r.coef
     probe_jobs = [j for j in jobs if not j["uberized"]][:10_000]
 
+    def row_of(job, phase, width):  # the job's values cut or padded to the row's width
+        values = [1.0, *(job[c] for c in cols[phase])][:width]
+        return values + [0.0] * (width - len(values))
+
     def bare(job):  # rows of the right length from the dict, no eq 8 scaling or log term
-        xm1 = np.array([1.0, *(job[c] for c in cols["SE_m"]), 0.0])
-        se_m = xm1 @ coef_m
-        xr1 = np.array([1.0, *(job[c] for c in cols["SE_r"]), 0.0, se_m])
+        se_m = np.array(row_of(job, "SE_m", len(coef_m))) @ coef_m
+        xr1 = np.array([*row_of(job, "SE_r", len(coef_r) - 1), se_m])
         return se_m, xr1 @ coef_r
 
     def timed(fn):
