@@ -108,7 +108,8 @@ class Design:
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
     the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
     sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
-    1/max(N_m, N_r)).
+    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop runs in uber mode, as
+    ``jobsize probe --force`` does, so that they are sized from their probes.
     """
 
     kinds: tuple[str, ...] = tuple(sorted(HELD_OUT))
@@ -120,6 +121,7 @@ class Design:
     max_maps: int = 200
     conf: Mapping[str, str] = field(default_factory=dict)
     max_fraction: float | None = None
+    probe_uber: bool = False
 
     def __post_init__(self) -> None:
         kinds = tuple(dict.fromkeys(self.kinds))
@@ -151,7 +153,8 @@ class Design:
                 "scale": self.scale, "split_sizes": list(self.split_sizes),
                 "max_maps": self.max_maps, "conf": dict(self.conf),
                 # only when set, so directories made before the option resume as they were
-                **({} if self.max_fraction is None else {"max_fraction": self.max_fraction})}
+                **({} if self.max_fraction is None else {"max_fraction": self.max_fraction}),
+                **({"probe_uber": True} if self.probe_uber else {})}
 
     def draw(self, seed: int, index: int) -> Draw:
         """Job ``index`` of the evaluation of ``seed`` — a pure function of its arguments."""
@@ -338,7 +341,7 @@ class HeldOutTrace(BenchTrace):
                                "map_input_bytes": input_bytes, **plan.record(),
                                "reason": plan.reason}
         error = None
-        if plan.probe:
+        if plan.probe or self.design.probe_uber:
             try:
                 with LocalEngine(1) as engine:
                     out.update(run_probe(spec, engine=engine, history_dir=history,
@@ -615,7 +618,9 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf.write(f"- measured in {len(runs)} run(s), {wall / 60:.1f} min in all, "
               f"{runs[0].get('started', '?') if runs else '?'} to "
               f"{runs[-1].get('finished', '?') if runs else '?'}\n")
-    buf.write(f"- probe plan said uber (not probed, sized from history) for "
+    sized = ("probed anyway (--force), sized from their probes" if trace.design.probe_uber
+             else "not probed, sized from history")
+    buf.write(f"- probe plan said uber ({sized}) for "
               f"{int(planned_uber.sum())} jobs; the engine ran {int(ran_uber.sum())} jobs in "
               f"uber mode; they disagreed on {int((planned_uber != ran_uber).sum())}\n\n")
     buf.write("## Held-out kinds: probe → predict → run\n\n")
@@ -653,7 +658,8 @@ READING = """\
   job's total task time SE_m + SE_r, for jobs of at least 10 maps: median / 90th percentile
   (number of jobs).
 - **probed jobs** and **jobs the probe plan took for uber**: the held-out jobs split by the
-  probe's decision; a job taken for an uber job is not probed and is sized from the history.
+  probe's decision; a job taken for an uber job is not probed and is sized from the history
+  (with `--force` it is probed and sized from its probe).
 - **unpredicted**: succeeded jobs for which the prediction failed (the trace's
   `predict_error` says why); they are left out of the error columns.
 - **target**: what the size predictions should reach for a size-based scheduler to rely on them.
@@ -670,6 +676,10 @@ def command_line(trace: HeldOutTrace) -> str:
     if d.scale != defaults.scale:
         parts.append(f"--scale {d.scale:g}")
     parts += [f"-D {k}={v}" for k, v in d.conf.items()]
+    if d.max_fraction is not None:
+        parts.append(f"--max-fraction {d.max_fraction:g}")
+    if d.probe_uber:
+        parts.append("--force")
     if trace.workers:
         parts.append(f"--parallel {trace.workers}")
     return " ".join(parts)

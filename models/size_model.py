@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -302,7 +302,8 @@ class SizeModel:
         except KeyError as exc:
             raise InputError(f"missing {exc.args[0]!r}, needed by every prediction") from None
         app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
-        if is_uber(values, conf):
+        uber = is_uber(values, conf)
+        if uber and not self._probed(values):
             return self._predict_uber(values, n_m, n_r, app)
         self._check_fraction(values)
         q = self._quantities(values)
@@ -317,8 +318,32 @@ class SizeModel:
             row_r = self._row(values, "SE_r", se_m, q)
             se_r, var_r = self.se_r.predict_one(row_r)
             b7 = self.se_r.coef_list[-1]
-        return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
-                            cluster)
+        p = self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
+                         cluster)
+        return self._in_its_am(p, values) if uber else p
+
+    def _probed(self, values: Mapping[str, float]) -> bool:
+        """Whether the job carries a probe record this model can size it from."""
+        return self.features == "probe" and math.isfinite(values.get(PROBE_FRACTION, math.nan))
+
+    @staticmethod
+    def _in_its_am(p: Prediction, values: Mapping[str, float]) -> Prediction:
+        """An uber job sized from its probe (``jobsize probe --force``): eq 6 and 7 give its
+        task times as for any job, and its tasks run one after another inside the
+        ApplicationMaster's container — its size is that container's (eq 5 with R_am), its
+        ideal run time the sum. S's quantiles scale with S (exact when the map and reduce
+        containers are alike)."""
+        _, _, _, _, ram_mem, ram_vc = containers(values)
+        r_am = Resources(ram_mem, ram_vc)
+        total = p.SE_m + p.SE_r
+        size = uber_size(p.SE_m, p.SE_r, r_am)
+        (m_lo, m_hi), (r_lo, r_hi) = p.SE_m_interval, p.SE_r_interval
+        scale = size.memory / p.S.memory if p.S.memory > 0 else 0.0
+        return replace(p, S=size, minE=total, APB=r_am if total > 0 else Resources(0.0, 0.0),
+                       S_interval=(r_am * (m_lo + r_lo), r_am * (m_hi + r_hi)), uber=True,
+                       quantiles={q: v * scale for q, v in p.quantiles.items()},
+                       notes=(*p.notes, "uber job sized from its probe: its tasks run one "
+                              "after another in the ApplicationMaster's container"))
 
     def _finish(self, se_m: float, var_m: float, se_r: float, var_r: float, b7: float,
                 values: Mapping[str, float], n_m: float, n_r: float, app: str | None,
@@ -578,7 +603,7 @@ class SizeModel:
                 if not math.isfinite(c["n_maps"][i]) or not math.isfinite(c["n_reduces"][i]):
                     raise InputError("column 'n_maps' or 'n_reduces' is null; every "
                                      "prediction needs it")
-                if tr.uber[i]:
+                if tr.uber[i] and not self._probed(values):
                     p = self._predict_uber(values, values["n_maps"], values["n_reduces"],
                                            tr.apps[i])
                 elif not math.isfinite(mean_m[i]) or (has_r[i] and not math.isfinite(
@@ -590,6 +615,8 @@ class SizeModel:
                                      float(var_r[i]), b7 if has_r[i] else 0.0, values,
                                      values["n_maps"], values["n_reduces"], tr.apps[i],
                                      x_m[i].tolist(), row_r, cluster)
+                    if tr.uber[i]:
+                        p = self._in_its_am(p, values)
             except (InputError, ModelError) as exc:
                 if errors == "raise":
                     raise InputError(f"{tr.where(i)}: {getattr(exc, 'reason', exc)}",

@@ -220,7 +220,8 @@ def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
     decision = decide(n_maps, n_reduces, input_bytes, conf)
     if decision.uber:
         return ProbePlan(False, f"{decision.reason}: Hadoop runs it inside its AM container, "
-                         "so it is not probed; it is sized from the history of uber jobs",
+                         "so it is not probed; it is sized from the history of uber jobs "
+                         "(--force probes it, and predict sizes it from its probe)",
                          input_bytes)
     return ProbePlan(True, f"not an uber job ({decision.reason}); probe it", input_bytes)
 

@@ -127,6 +127,26 @@ def test_a_capped_probe_fraction_is_part_of_the_design():
         Design(max_fraction=0.0)
 
 
+def test_uber_jobs_probed_anyway_are_sized_from_their_probes(history, tmp_path):
+    assert "probe_uber" not in Design().settings()  # directories made before it resume
+    assert Design(probe_uber=True).settings()["probe_uber"] is True
+    out = tmp_path / "uber"
+    tiny = [a for a in TINY if a != "mapreduce.job.ubertask.enable=false"]
+    tiny[tiny.index("-D") + 1:tiny.index("-D") + 1] = ["mapreduce.job.ubertask.enable=true"]
+    assert main(["evaluate", "-o", str(out), "--trace", history, *tiny, "--force",
+                 "--jobs-per-kind", "1"]) == 0
+    trace = read_trace(out / "heldout.parquet")
+    assert trace["uberized"].all() and trace["probe_planned_uber"].all()
+    assert trace["probe_fraction"].notna().all()
+    for stored in trace["prediction"]:
+        prediction = json.loads(stored)
+        assert prediction["uber"] and any("sized from its probe" in n
+                                          for n in prediction["notes"])
+    report = (out / "report.md").read_text()
+    assert "probed anyway (--force), sized from their probes) for 2 jobs" in report
+    assert "--force" in report.splitlines()[2]
+
+
 def test_another_model_on_an_evaluation_directory_is_refused(evaluated, tmp_path, capsys):
     out, _, args = evaluated
     other = tmp_path / "other.json"

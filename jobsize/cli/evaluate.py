@@ -76,6 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cap each probe's sample at this fraction of the job's input, as "
                         "`jobsize probe --max-fraction` does (default: Algorithm 1's "
                         "1/max(N_m, N_r))")
+    parser.add_argument("--force", action="store_true",
+                        help="probe even the jobs Hadoop runs in uber mode, as `jobsize probe "
+                        "--force` does, so they are sized from their probes (default: sized "
+                        "from the history's uber jobs)")
     add_parallel(parser, help="engine process pool size (default: the engine's default)")
     parser.add_argument("--input-cache", type=byte_size, default=None, metavar="BYTES",
                         help="generated input kept for later jobs (default: 2G)")
@@ -96,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     conf = dict(args.properties)
     design = Design(**({"kinds": args.kinds} if args.kinds else {}),
                     jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
-                    max_fraction=args.max_fraction)
+                    max_fraction=args.max_fraction, probe_uber=args.force)
     console = Console()
     if args.dry_run:
         draws = [design.draw(args.seed, i) for i in range(design.jobs)]

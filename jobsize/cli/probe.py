@@ -55,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--history", default=None, metavar="DIR",
                         help="keep the probe's own .jhist and _conf.xml in DIR")
     parser.add_argument("--force", action="store_true",
-                        help="probe even a job that Hadoop would run in uber mode")
+                        help="probe even a job that Hadoop would run in uber mode; predict "
+                        "then sizes it from its probe rather than from the history's uber "
+                        "jobs")
     parser.add_argument("--hadoop", action="store_true",
                         help="print the commands that run the probe on a cluster instead")
     parser.add_argument("--file", dest="files", action="append", default=[], metavar="PATH",

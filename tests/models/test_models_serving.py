@@ -247,3 +247,28 @@ def test_the_floor_is_the_probes_empty_task_where_it_ran_one(fitted, history):
     unprobed = predicted(history_floor / 2, None)
     assert unprobed.SE_m == pytest.approx(history_floor)
     assert any("in the history" in note for note in unprobed.notes)
+
+
+def test_an_uber_job_probed_anyway_is_sized_from_its_probe_in_its_am(history):
+    """`jobsize probe --force` probes an uber job: its tasks cost what eq 6 and 7 say, run one
+    after another in the ApplicationMaster's container."""
+    model = SizeModel.fit(history, form="tasks")
+    row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
+    job = {**as_job(row), "job_name": None, "am_memory_mb": 2048.0, "am_vcores": 1.0}
+    normal = model.predict_one(job_values({**job, "uberized": False}))
+    uber = model.predict_one(job_values({**job, "uberized": True}))
+    assert uber.uber and not normal.uber
+    assert (uber.SE_m, uber.SE_r) == (normal.SE_m, normal.SE_r)
+    assert uber.S.memory == pytest.approx(2048 * (normal.SE_m + normal.SE_r))
+    assert uber.minE == pytest.approx(normal.SE_m + normal.SE_r)
+    assert uber.S_interval[0].memory <= uber.S.memory <= uber.S_interval[1].memory
+    assert any("sized from its probe" in note for note in uber.notes)
+    # the batch path says the same
+    frame = pd.DataFrame([row]).assign(uberized=True, am_memory_mb=2048, am_vcores=1,
+                                       job_name=pd.NA)
+    batch = model.predict_frame(frame).iloc[0]
+    assert batch["uber"] and batch["S_mb_s"] == pytest.approx(uber.S.memory)
+    # without a probe, the uber model as before
+    unprobed = {k: v for k, v in job.items() if not k.startswith("probe_")}
+    plain = model.predict_one(job_values({**unprobed, "uberized": True}))
+    assert plain.uber and plain.interval_method == "uber"
