@@ -8,10 +8,13 @@ Which jobs train what:
   "when [it] is finished successfully";
 - uber jobs — recorded as uberized or, where that is not recorded, by Hadoop's decision with
   Hadoop's defaults (:mod:`jobsize.ubermode`) — feed only the uber model
-  (:mod:`jobsize.models.uber`);
+  (:mod:`jobsize.models.uber`), which sizes the uber jobs that carry no probe (one probed
+  anyway is sized from its probe, in its ApplicationMaster's container);
 - other jobs enter eq 6 when every term is known, and eq 7 when they also have reduces
   (N_r > 0); map-only jobs have SE_r = 0 and stay out of eq 7. Jobs never probed have null probe
-  columns and are skipped by the ``probe`` models.
+  columns and are skipped by the ``probe`` models — except that eq 7 of a per-task probe
+  model is fitted on the jobs' own counters (:func:`eq7_fit_default`), so every job with
+  reduces and its own counters enters it; predictions feed it the probe's estimates.
 
 A model has a ``form`` (:mod:`jobsize.models.design`: the paper's eq 6-8, or the per-task form)
 and a ``clock``: ``wall`` (SE as the paper defines it, summed elapsed task time) or ``cpu``
@@ -78,6 +81,22 @@ CLOCKS: dict[str, dict[str, str]] = {
 }
 FORM_DEFAULT = "tasks"
 
+#: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
+MIN_CALIBRATION = 20
+
+#: Columns of :meth:`SizeModel.predict_frame`, units in the names.
+PREDICTION_COLUMNS: tuple[str, ...] = (
+    "job_id", "uber", "SE_m_s", "SE_m_low_s", "SE_m_high_s", "SE_r_s", "SE_r_low_s",
+    "SE_r_high_s", "S_mb_s", "S_low_mb_s", "S_high_mb_s", "S_vcore_s", "S_low_vcore_s",
+    "S_high_vcore_s", "minE_s", "APB_mb", "APB_vcores", "extrapolation",
+)
+
+
+def check_clock(clock: str) -> None:
+    if clock not in CLOCKS:
+        raise ConfigError(f"unknown clock {clock!r}; expected one of "
+                          f"{', '.join(CLOCKS)}")
+
 
 def eq7_fit_default(features: str, form: str) -> str:
     """What eq 7 is fitted on unless told: the jobs' own counters (``"actual"``) for a model of
@@ -94,21 +113,6 @@ def check_eq7_fit(eq7_fit: str, features: str) -> None:
     if eq7_fit not in (features, "actual"):
         raise ConfigError(f"eq 7 of a model of {features} features is fitted on its own "
                           f"features or on the jobs' own counters ('actual'), not {eq7_fit!r}")
-#: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
-MIN_CALIBRATION = 20
-
-#: Columns of :meth:`SizeModel.predict_frame`, units in the names.
-PREDICTION_COLUMNS: tuple[str, ...] = (
-    "job_id", "uber", "SE_m_s", "SE_m_low_s", "SE_m_high_s", "SE_r_s", "SE_r_low_s",
-    "SE_r_high_s", "S_mb_s", "S_low_mb_s", "S_high_mb_s", "S_vcore_s", "S_low_vcore_s",
-    "S_high_vcore_s", "minE_s", "APB_mb", "APB_vcores", "extrapolation",
-)
-
-
-def check_clock(clock: str) -> None:
-    if clock not in CLOCKS:
-        raise ConfigError(f"unknown clock {clock!r}; expected one of "
-                          f"{', '.join(CLOCKS)}")
 
 
 def _numeric_columns(features: str, form: str, clock: str, eq7_fit: str | None = None
