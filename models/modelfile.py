@@ -47,13 +47,13 @@ from jobsize.models.guard import Guard
 from jobsize.models.normal_equations import NormalEquations, Solution
 from jobsize.models.recurring import Recurring
 from jobsize.models.regression import PhaseModel
-from jobsize.models.size_model import CLOCKS, SizeModel
+from jobsize.models.size_model import CLOCKS, SizeModel, check_eq7_fit
 from jobsize.models.uber import LogLinear, TaskTimes, UberEstimate, UberModel
 from jobsize.models.variance import METHODS, POWER_RANGE, VarianceModel
 
 from jobsize.atomic import atomic_write_text
 from jobsize.boundedjson import LONG, loads
-from jobsize.errors import ModelFileError, ParseError
+from jobsize.errors import ConfigError, ModelFileError, ParseError
 
 FORMAT = "jobsize-model"
 VERSION = 2
@@ -221,10 +221,12 @@ def model_from_json(doc: Any, source: object = None) -> SizeModel:
         root.key("training").fail(f"nested more than {MAX_TRAINING_DEPTH} deep")
     eq7_fit = None
     if version >= 2 and "eq7_fit" in doc:
-        eq7_fit = root.key("eq7_fit").choice(FEATURE_SETS)
-        if eq7_fit not in (features, "actual"):
-            root.key("eq7_fit").fail(f"a model of {features} features fits eq 7 on them or "
-                                     "on the jobs' own counters ('actual')")
+        node = root.key("eq7_fit")
+        eq7_fit = node.choice(FEATURE_SETS)
+        try:
+            check_eq7_fit(eq7_fit, features)
+        except ConfigError as exc:
+            node.fail(exc.reason)
     model = SizeModel(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                       uber=uber, training=training, form=form, clock=clock,
                       eq7_fit=None if eq7_fit == features else eq7_fit)
