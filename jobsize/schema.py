@@ -45,8 +45,10 @@ MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 #: ``mapreduce.map.combine.minspills`` or more spills), reported by the local engine and a
 #: probe's timing wrapper: each run starts the combiner afresh.
 COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
-#: A function's start-up: its time over no input, which a cluster probe's timing wrapper
-#: measures in every task (and every combiner run) before the function reads its records.
+#: A function's start-up, paid whatever its input: on a cluster its time over no input, which
+#: a probe's timing wrapper measures in every task (and every combiner run) before the
+#: function reads its records; on the local engine its time until it first reads its input,
+#: which a probe's tasks report (the function runs once).
 MAP_FUNCTION_STARTUP_COUNTER = "MAP_FUNCTION_STARTUP_MILLIS"
 REDUCE_FUNCTION_STARTUP_COUNTER = "REDUCE_FUNCTION_STARTUP_MILLIS"
 COMBINE_FUNCTION_STARTUP_COUNTER = "COMBINE_FUNCTION_STARTUP_MILLIS"
