@@ -66,7 +66,7 @@ from jobsize.models.evaluation import (
 from jobsize.models.size_model import actual_sizes
 from jobsize.predictor import SizePredictor, predict
 from jobsize.sampler.probespec import ProbeSpec
-from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
+from jobsize.sampler.sampling import DEFAULT_MAX_FRACTION, DEFAULT_MAX_SPLITS
 from jobsize.schema import read_trace
 from jobsize.workloads import HELD_OUT, workload
 
@@ -107,9 +107,10 @@ class Design:
     input's split count and N_r the workload's typical reduce count for the input. ``conf`` is
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
     the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
-    sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
-    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop runs in uber mode, as
-    ``jobsize probe --force`` does, so that they are sized from their probes.
+    sample fraction as ``jobsize probe --max-fraction`` does (the probe's budget by default;
+    None or 1: Algorithm 1's 1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop
+    runs in uber mode, as ``jobsize probe --force`` does, so that they are sized from their
+    probes.
     """
 
     kinds: tuple[str, ...] = tuple(sorted(HELD_OUT))
@@ -120,7 +121,7 @@ class Design:
     split_sizes: tuple[int, ...] = SPLIT_SIZES
     max_maps: int = 200
     conf: Mapping[str, str] = field(default_factory=dict)
-    max_fraction: float | None = None
+    max_fraction: float | None = DEFAULT_MAX_FRACTION
     probe_uber: bool = False
 
     def __post_init__(self) -> None:

@@ -109,16 +109,35 @@ class TaskCounts:
     output_bytes: float  # reduce: bytes written
     keys: float | None = None  # map: distinct keys of its output, where measured
     processes: int = 1  # map: mapper processes it ran (one per input file)
+    startup_ms: float | None = None  # its function's start-up, all processes, where timed
 
 
-def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
+def startups(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
+             alone: Mapping[str, float | None] | None = None) -> dict[str, float]:
+    """A function's start-up by kind: its time in an ``empty`` task, where one ran; else the
+    least any of the ``tasks`` timed per process (noise only ever adds to a start-up); else
+    its run over no input outside the tasks (``alone``)."""
+    out = {k: float(v) for k, v in (alone or {}).items() if v is not None}
+    timed: dict[str, float] = {}
+    for t in tasks:
+        if t.startup_ms is not None:
+            each = t.startup_ms / max(t.processes, 1)
+            timed[t.kind] = min(timed.get(t.kind, each), each)
+    out.update(timed)
+    out.update({t.kind: t.function_ms for t in empty if t.function_ms is not None})
+    return out
+
+
+def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
+                  alone: Mapping[str, float | None] | None = None
                   ) -> dict[str, float | int | None]:
-    """The record's split-probe columns from the probe's tasks (two maps, two reduces) and its
-    ``empty`` tasks (start-up alone); the shape columns are None where the probe did not run
-    two tasks of a kind, the fixed costs where it ran neither two tasks nor an empty one."""
+    """The record's split-probe columns from the probe's tasks (two maps, two reduces), its
+    ``empty`` tasks and the start-ups measured ``alone`` (:func:`startups`); the shape columns
+    are None where the probe did not run two tasks of a kind, the fixed costs where it ran
+    neither two tasks nor timed a start-up."""
     maps = [t for t in tasks if t.kind == "MAP"]
     reduces = [t for t in tasks if t.kind == "REDUCE"]
-    startup = {t.kind: t.function_ms for t in empty if t.function_ms is not None}
+    startup = startups(tasks, empty, alone)
     out: dict[str, float | int | None] = {
         "probe_map_tasks": len(maps), "probe_reduce_tasks": len(reduces),
         "probe_map_processes": sum(t.processes for t in maps) if maps else None,
@@ -192,14 +211,18 @@ def task_counts(kind: str, counters: Mapping[str, Mapping[str, object]],
         value = lookup(counters, column)
         return float(value) if value is not None else 0.0
 
-    function = lookup(counters, "map_function_ms" if kind == "MAP" else "reduce_function_ms")
+    name = "map" if kind == "MAP" else "reduce"
+    function = lookup(counters, f"{name}_function_ms")
+    startup = lookup(counters, f"{name}_function_startup_ms")
+    startup = None if startup is None else float(startup)
     if kind == "MAP":
         combined = get("combine_input_records") > 0
         to_reduce = get("combine_output_records") if combined else get("map_output_records")
         return TaskCounts(kind, get("map_input_bytes"),
                           None if function is None else float(function),
                           get("map_output_records"), to_reduce, get("map_output_bytes"),
-                          None if keys is None else float(keys), processes)
+                          None if keys is None else float(keys), processes, startup)
     return TaskCounts(kind, get("reduce_input_records"),
                       None if function is None else float(function),
-                      get("reduce_output_records"), 0.0, get("reduce_output_bytes"))
+                      get("reduce_output_records"), 0.0, get("reduce_output_bytes"),
+                      startup_ms=startup)

@@ -44,6 +44,10 @@ from jobsize.errors import ConfigError
 
 #: Default ``sampledSplitsUpperBound``: how many splits a probe may seek into.
 DEFAULT_MAX_SPLITS = 16
+#: The probe's budget: its sample is at most this fraction of the job's input ...
+DEFAULT_MAX_FRACTION = 0.01
+#: ... unless that leaves it under this many bytes, too few records to time and count.
+DEFAULT_MIN_SAMPLE_BYTES = 128 * 1024
 #: Reads past a range, for the record that runs on: the first is at most FIRST_STEP (most text
 #: records are shorter), later ones grow by a tenth of what was read past, up to MAX_STEP.
 FIRST_STEP = 4096
@@ -110,19 +114,24 @@ class Sample:
 
 
 def plan(n_splits: int, n_maps: int, n_reduces: int,
-         max_splits: int = DEFAULT_MAX_SPLITS, max_fraction: float | None = None
-         ) -> SamplingPlan:
+         max_splits: int = DEFAULT_MAX_SPLITS, max_fraction: float | None = None,
+         input_bytes: int = 0, min_bytes: int = 0) -> SamplingPlan:
     """Algorithm 1 lines 1-3 (``splitSampleFreq`` relative to the splits that exist).
 
-    ``max_fraction`` caps ``sampleFrac = 1 / max(N_m, N_r)`` (a smaller probe for jobs of few
-    tasks, where one task's share of the input makes the probe cost a tenth of the job)."""
+    ``max_fraction`` caps ``sampleFrac = 1 / max(N_m, N_r)``: one map's share of the input
+    makes the probe cost a tenth of a job of ten maps. The cap never takes the sample below
+    ``min_bytes`` of the ``input_bytes`` (nor above one map's share)."""
     _check_counts(n_maps, n_reduces, max_splits)
     target = 1.0 / max(n_maps, n_reduces)
     if max_fraction is not None:
         if not 0 < max_fraction <= 1:
             raise ConfigError(f"the largest probe fraction must be in (0, 1], got "
                               f"{max_fraction!r}")
-        target = min(target, max_fraction)
+        if min_bytes < 0:
+            raise ConfigError(f"the smallest probe sample must be 0 bytes or more, got "
+                              f"{min_bytes!r}")
+        floor = min_bytes / input_bytes if input_bytes > 0 else 0.0
+        target = min(target, max(max_fraction, floor))
     if n_splits == 0:
         return SamplingPlan(target, 0, 0.0, 0)
     units = min(n_splits, n_maps)  # more splits than maps: combined into N_m map inputs
@@ -154,22 +163,25 @@ def sample(
     *,
     progress: Callable[..., None] | None = None,
     max_fraction: float | None = None,
+    min_bytes: int = 0,
     nonempty: bool = False,
 ) -> Sample:
     """Draw the probe's sample from ``splits`` (Algorithm 1, record-aligned).
 
     ``seed`` makes the sample reproducible; without one a fresh seed is drawn and recorded in
     :attr:`Sample.seed`. ``progress`` is called once per chosen split. ``max_fraction`` caps
-    the sample fraction (:func:`plan`). Algorithm 1's ranges may hold no whole record (a tiny
-    fraction, records longer than a range); with ``nonempty`` the sample then takes the first
-    record after the first chosen range instead, as a probe needs (eq 8 divides by f_p).
+    the sample fraction, never below ``min_bytes`` (:func:`plan`). Algorithm 1's ranges may
+    hold no whole record (a tiny fraction, records longer than a range); with ``nonempty``
+    the sample then takes the first record after the first chosen range instead, as a probe
+    needs (eq 8 divides by f_p).
     """
     if seed is None:
         seed = secrets.randbits(63)
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}")
     seed, n_maps, n_reduces, max_splits = map(int, (seed, n_maps, n_reduces, max_splits))
-    p = plan(len(splits), n_maps, n_reduces, max_splits, max_fraction)
+    input_bytes = total_bytes(splits)
+    p = plan(len(splits), n_maps, n_reduces, max_splits, max_fraction, input_bytes, min_bytes)
     rng = np.random.default_rng(seed)
     picked = sorted(choose_splits(p.n_units, p.n_chosen, rng))  # read in file order
     pieces: list[bytes] = []
@@ -189,7 +201,6 @@ def sample(
     if nonempty and picked and not any(pieces):
         pieces, chosen = _first_record(splits, picked[0], p.n_units, chosen)
     data = b"".join(pieces)
-    input_bytes = total_bytes(splits)
     return Sample(
         data=data,
         fraction=len(data) / input_bytes if input_bytes else 1.0,

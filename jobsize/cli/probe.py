@@ -25,6 +25,7 @@ from typing import Any
 from jobsize.cli._options import (
     add_job_arguments,
     add_webhdfs_arguments,
+    byte_size,
     containers,
     count,
     fraction,
@@ -40,14 +41,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "probe",
         help="probe a job: its functions over a sample, one map and one reduce",
         description="Run a job's probing job: its own mapper and reducer over a sample of "
-        "f_p = 1/max(N_m, N_r) of its input, as one map and one reduce in one process (uber "
-        "mode), and print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p) as "
-        "JSON. Without --reducer the job is map-only (--reduces 0).",
+        "f_p = 1/max(N_m, N_r) of its input (at most --max-fraction of it, never less than "
+        "--min-sample), as two uneven maps and two uneven reduces in one process (uber "
+        "mode), and print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p, the "
+        "tasks' start-ups) as JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
     parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
-                        help="cap the sample at this fraction of the input (default: "
-                        "Algorithm 1's 1/max(N_m, N_r))")
+                        help="cap the sample at this fraction of the input, the probe's "
+                        "budget (default: 0.01; 1 is Algorithm 1's 1/max(N_m, N_r))")
+    parser.add_argument("--min-sample", type=byte_size, default=None, metavar="BYTES",
+                        help="the cap never takes the sample below this many bytes (default: "
+                        "128K): fewer records time and count poorly")
     parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
                         help="sampledSplitsUpperBound: most splits to sample from")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed")
@@ -109,7 +114,9 @@ def probe_spec(args: argparse.Namespace) -> Any:
         am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
         split_bytes=_job_split_bytes(args.inputs, args.n_maps, args.split_size),
         max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
-        max_fraction=args.max_fraction,
+        **{name: value for name, value in (("max_fraction", args.max_fraction),
+                                           ("min_sample_bytes", args.min_sample))
+           if value is not None},
         job_name=args.name or "job", conf=conf, files=tuple(args.files),
         **({"queue": args.queue} if args.queue else {}))
 

@@ -164,6 +164,20 @@ def test_plan_follows_algorithm_1() -> None:
     assert p.frequency == pytest.approx((1 / 50) / (4 / 10))
 
 
+def test_the_probe_budget_caps_the_fraction_but_keeps_a_least_sample() -> None:
+    mib = 1 << 20
+    capped = plan(n_splits=20, n_maps=20, n_reduces=1, max_fraction=0.01,
+                  input_bytes=100 * mib, min_bytes=128 * 1024)
+    assert capped.target_fraction == 0.01  # not one map's share (1/20): 1 MiB
+    small = plan(20, 20, 1, max_fraction=0.01, input_bytes=4 * mib, min_bytes=128 * 1024)
+    assert small.target_fraction == pytest.approx(1 / 32)  # 128 KiB of 4 MiB
+    tiny = plan(20, 20, 1, max_fraction=0.01, input_bytes=mib, min_bytes=128 * 1024)
+    assert tiny.target_fraction == 1 / 20  # never above one map's share
+    assert plan(20, 20, 1, max_fraction=0.01).target_fraction == 0.01  # size unknown
+    with pytest.raises(ConfigError, match="smallest probe sample"):
+        plan(20, 20, 1, max_fraction=0.01, input_bytes=mib, min_bytes=-1)
+
+
 def test_an_upper_bound_above_n_maps_chooses_n_maps_splits(tmp_path: Path) -> None:
     path = tmp_path / "in"
     path.write_bytes(b"abcdefghi\n" * 500)
