@@ -393,6 +393,7 @@ def probe_record(
         None if cir == 0 or combine_startup is None else float(combine_startup))
     record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only,
                               startups(measured, empty, alone)))
+    record["probe_empty_tasks"] = len(empty) if measured else None
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
 
