@@ -107,8 +107,8 @@ class Design:
     input's split count and N_r the workload's typical reduce count for the input. ``conf`` is
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
     the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
-    sample fraction as ``jobsize probe --max-fraction`` does (the probe's budget by default;
-    None or 1: Algorithm 1's 1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop
+    sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
+    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop
     runs in uber mode, as ``jobsize probe --force`` does, so that they are sized from their
     probes.
     """

@@ -10,12 +10,13 @@ job pays it N_m (or N_r) times.
 So the probe runs its sample as **two map tasks** over parts of about 1/3 and 2/3 of the sampled
 bytes, and the maps' output goes to **two reduce tasks** over about 1/3 and 2/3 of the keys.
 Two tasks of different sizes give each quantity two points, enough for a shape with two
-parameters. Beside them runs one **empty** map and one empty reduce: the function's start-up,
-measured directly.
+parameters. Each task also times its function's start-up ``s`` — what it pays over no input:
+until it first reads, and after its last read until it exits — so no task need run only to
+measure it (:func:`startups`; probes that ran an **empty** map and reduce for it give theirs).
 
-- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. The
-  empty task measures the start-up ``s``; a task with input may pay a little more once (its
-  first record, an output written at its end), so ``a`` is the two tasks' intercept, at
+- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. A
+  task with input may pay a little more than ``s`` once (its first record, an output written
+  at its end), so ``a`` is the two tasks' intercept, at
   least ``s`` (:func:`fixed_cost`) — two noisy points alone (:func:`fixed_part`) fix it
   poorly when start-up is most of a small task, and an error in ``a`` is multiplied by the
   job's input over the probe's;
@@ -42,8 +43,6 @@ from dataclasses import dataclass
 #: partitions (keys) given to the smaller probe reduce task: 1 of 3 hash partitions.
 SMALLER_SHARE = 1 / 3
 REDUCE_PARTITIONS: tuple[tuple[int, ...], ...] = ((0,), (1, 2))
-#: ... and with the empty reduce that measures start-up: it reads no partition.
-REDUCE_PARTITIONS_WITH_EMPTY: tuple[tuple[int, ...], ...] = (*REDUCE_PARTITIONS, ())
 
 #: Two tasks whose inputs differ by less than this ratio cannot separate a fixed part.
 _MIN_RATIO = 1.2
@@ -184,11 +183,11 @@ def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
 def fixed_cost(startup: float | None, line: float | None, ceiling: float) -> float | None:
     """``a``, what a task that reads input pays whatever its size.
 
-    The empty task measures the function's start-up alone; a task with input can pay more
+    The function's ``startup`` is what it pays over no input; a task with input can pay more
     once (its first record, the output it writes at its end whatever it read), which only
     the intercept of its two tasks' ``line`` shows. So ``a`` is that intercept, not below the
     start-up, nor above the smaller task's time (``ceiling``); the start-up alone where there
-    is no line (one task of the kind), the line alone where there is no empty task. Left at
+    is no line (one task of the kind), the line alone where no start-up was timed. Left at
     the start-up, such a step would be scaled by ``1 / f_p`` as if it were work per record —
     thousands of times over for a job of a thousand maps."""
     if startup is None:

@@ -44,8 +44,10 @@ from jobsize.errors import ConfigError
 
 #: Default ``sampledSplitsUpperBound``: how many splits a probe may seek into.
 DEFAULT_MAX_SPLITS = 16
-#: The probe's budget: its sample is at most this fraction of the job's input ...
-DEFAULT_MAX_FRACTION = 0.01
+#: A budget for the probe: its sample at most this fraction of the job's input (None: no cap,
+#: Algorithm 1's fraction — below one map's share, tasks of tenths of a second time too few
+#: records against their start-ups; see the probing guide) ...
+DEFAULT_MAX_FRACTION: float | None = None
 #: ... unless that leaves it under this many bytes, too few records to time and count.
 DEFAULT_MIN_SAMPLE_BYTES = 128 * 1024
 #: Reads past a range, for the record that runs on: the first is at most FIRST_STEP (most text
@@ -122,21 +124,28 @@ def plan(n_splits: int, n_maps: int, n_reduces: int,
     makes the probe cost a tenth of a job of ten maps. The cap never takes the sample below
     ``min_bytes`` of the ``input_bytes`` (nor above one map's share)."""
     _check_counts(n_maps, n_reduces, max_splits)
-    target = 1.0 / max(n_maps, n_reduces)
-    if max_fraction is not None:
-        if not 0 < max_fraction <= 1:
-            raise ConfigError(f"the largest probe fraction must be in (0, 1], got "
-                              f"{max_fraction!r}")
-        if min_bytes < 0:
-            raise ConfigError(f"the smallest probe sample must be 0 bytes or more, got "
-                              f"{min_bytes!r}")
-        floor = min_bytes / input_bytes if input_bytes > 0 else 0.0
-        target = min(target, max(max_fraction, floor))
+    target = sample_fraction(n_maps, n_reduces, max_fraction, input_bytes, min_bytes)
     if n_splits == 0:
         return SamplingPlan(target, 0, 0.0, 0)
     units = min(n_splits, n_maps)  # more splits than maps: combined into N_m map inputs
     chosen = min(n_maps, max_splits, units)
     return SamplingPlan(target, chosen, min(1.0, target * units / chosen), units)
+
+
+def sample_fraction(n_maps: int, n_reduces: int, max_fraction: float | None = None,
+                    input_bytes: float = 0, min_bytes: float = 0) -> float:
+    """``sampleFrac``: Algorithm 1's ``1 / max(N_m, N_r)``, capped at ``max_fraction`` unless
+    the cap leaves fewer than ``min_bytes`` of the ``input_bytes`` (unknown: 0)."""
+    target = 1.0 / max(n_maps, n_reduces, 1)
+    if max_fraction is None:
+        return target
+    if not 0 < max_fraction <= 1:
+        raise ConfigError(f"the largest probe fraction must be in (0, 1], got {max_fraction!r}")
+    if not min_bytes >= 0:
+        raise ConfigError(f"the smallest probe sample must be 0 bytes or more, got "
+                          f"{min_bytes!r}")
+    floor = min_bytes / input_bytes if input_bytes > 0 else 0.0
+    return min(target, max(max_fraction, floor))
 
 
 def choose_splits(n_splits: int, n_chosen: int, rng: np.random.Generator) -> list[int]:

@@ -190,6 +190,25 @@ def containers(conf: Mapping[str, str]) -> Any:
     return Containers(**sizes)
 
 
+def add_sample_budget(parser: argparse.ArgumentParser) -> None:
+    """The probe's budget on its sample (``sample`` and ``probe``)."""
+    parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
+                        help="a budget: the sample is at most this fraction of the input "
+                        "(default: Algorithm 1's 1/max(N_m, N_r), uncapped)")
+    parser.add_argument("--min-sample", type=byte_size, default=None, metavar="BYTES",
+                        help="but with --max-fraction never fewer bytes than this where the "
+                        "input has them, too few records to time and count (default: 128K)")
+
+
+def sample_budget(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``max_fraction`` and ``min_bytes`` of :func:`add_sample_budget`, defaults filled."""
+    from jobsize.sampler.sampling import DEFAULT_MAX_FRACTION, DEFAULT_MIN_SAMPLE_BYTES
+
+    return {"max_fraction": DEFAULT_MAX_FRACTION if args.max_fraction is None
+            else args.max_fraction,
+            "min_bytes": DEFAULT_MIN_SAMPLE_BYTES if args.min_sample is None else args.min_sample}
+
+
 def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
     """How to authenticate to WebHDFS inputs (``sample`` and ``probe``)."""
     parser.add_argument("--user", default=None,

@@ -74,8 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(repeatable; default: none, the configuration's defaults)")
     parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
                         help="cap each probe's sample at this fraction of the job's input, as "
-                        "`jobsize probe --max-fraction` does (default: 0.01, the probe's "
-                        "budget; 1 is Algorithm 1's 1/max(N_m, N_r))")
+                        "`jobsize probe --max-fraction` does (default: Algorithm 1's "
+                        "1/max(N_m, N_r), uncapped)")
     parser.add_argument("--force", action="store_true",
                         help="probe even the jobs Hadoop runs in uber mode, as `jobsize probe "
                         "--force` does, so they are sized from their probes (default: sized "

@@ -24,12 +24,12 @@ from typing import Any
 
 from jobsize.cli._options import (
     add_job_arguments,
+    add_sample_budget,
     add_webhdfs_arguments,
-    byte_size,
     containers,
     count,
-    fraction,
     reducer_of,
+    sample_budget,
     webhdfs_options,
 )
 
@@ -47,12 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tasks' start-ups) as JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
-    parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
-                        help="cap the sample at this fraction of the input, the probe's "
-                        "budget (default: 0.01; 1 is Algorithm 1's 1/max(N_m, N_r))")
-    parser.add_argument("--min-sample", type=byte_size, default=None, metavar="BYTES",
-                        help="the cap never takes the sample below this many bytes (default: "
-                        "128K): fewer records time and count poorly")
+    add_sample_budget(parser)
     parser.add_argument("--max-splits", type=count(1), default=None, metavar="K",
                         help="sampledSplitsUpperBound: most splits to sample from")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed")
@@ -106,6 +101,7 @@ def probe_spec(args: argparse.Namespace) -> Any:
 
         conf.setdefault("dfs.blocksize", str(args.split_size or DEFAULT_BLOCK_BYTES))
     sizes = containers(conf)
+    budget = sample_budget(args)
     return ProbeSpec(
         mapper=args.mapper, reducer=reducer_of(args), combiner=args.combiner,
         inputs=tuple(args.inputs), n_maps=args.n_maps, n_reduces=args.n_reduces,
@@ -114,9 +110,7 @@ def probe_spec(args: argparse.Namespace) -> Any:
         am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
         split_bytes=_job_split_bytes(args.inputs, args.n_maps, args.split_size),
         max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
-        **{name: value for name, value in (("max_fraction", args.max_fraction),
-                                           ("min_sample_bytes", args.min_sample))
-           if value is not None},
+        max_fraction=budget["max_fraction"], min_sample_bytes=budget["min_bytes"],
         job_name=args.name or "job", conf=conf, files=tuple(args.files),
         **({"queue": args.queue} if args.queue else {}))
 

@@ -1,7 +1,7 @@
 """``jobsize sample``: draw a probing job's sample of a job's input (Algorithm 1).
 
-    jobsize sample INPUT... --maps N --reduces R [--max-splits K] [--seed S]
-                   [--split-size BYTES] -o SAMPLE
+    jobsize sample INPUT... --maps N --reduces R [--max-fraction F] [--min-sample BYTES]
+                   [--max-splits K] [--seed S] [--split-size BYTES] -o SAMPLE
 
 Writes the sampled records to SAMPLE and the sample's metadata (f_p achieved, bytes read, the
 splits chosen, the seed) to SAMPLE.json, as one atomic commit. INPUT is a local file or
@@ -16,10 +16,12 @@ from pathlib import Path
 
 from jobsize.cli._options import (
     add_output,
+    add_sample_budget,
     add_task_counts,
     add_webhdfs_arguments,
     byte_size,
     count,
+    sample_budget,
     webhdfs_options,
 )
 from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
@@ -30,12 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sample",
         help="sample a job's input for its probing job (Algorithm 1)",
         description="Draw the probing job's sample of a job's input: f_p = 1/max(N_m, N_r) of "
-        "it, from at most K randomly chosen splits, whole records only, reading only the "
-        "sampled bytes. Writes SAMPLE and its metadata as SAMPLE.json.",
+        "it (at most --max-fraction of it, never less than --min-sample), from at most K "
+        "randomly chosen splits, whole records only, reading only the sampled bytes. Writes "
+        "SAMPLE and its metadata as SAMPLE.json.",
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="local file or directory, or a WebHDFS URL")
     add_task_counts(parser, reduces_default=None)
+    add_sample_budget(parser)
     parser.add_argument("--max-splits", type=count(1), default=DEFAULT_MAX_SPLITS, metavar="K",
                         help=f"most splits to sample from (default {DEFAULT_MAX_SPLITS})")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
@@ -56,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from jobsize.errors import InputError
     from jobsize.progress import progress_bar
     from jobsize.sampler.sampling import plan, sample
-    from jobsize.sampler.splits import input_splits
+    from jobsize.sampler.splits import input_splits, total_bytes
 
     out = Path(args.output)
     if out.is_dir():
@@ -64,10 +68,12 @@ def run(args: argparse.Namespace) -> int:
     prepare(out, out.with_name(out.name + ".json"))
     splits = input_splits(args.inputs, args.split_size, recursive=args.recursive,
                           **webhdfs_options(args))
-    n_chosen = plan(len(splits), args.n_maps, args.n_reduces, args.max_splits).n_chosen
+    budget = sample_budget(args)
+    n_chosen = plan(len(splits), args.n_maps, args.n_reduces, args.max_splits,
+                    budget["max_fraction"], total_bytes(splits), budget["min_bytes"]).n_chosen
     with progress_bar("sampling", total=n_chosen) as advance:
         result = sample(splits, args.n_maps, args.n_reduces, args.max_splits, args.seed,
-                        progress=advance)
+                        progress=advance, **budget)
     meta = {"inputs": list(args.inputs), **result.metadata()}
     meta_path = out.with_name(out.name + ".json")
     text = (json.dumps(meta, indent=2) + "\n").encode()

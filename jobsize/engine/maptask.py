@@ -97,7 +97,7 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
             timed[COMBINE_RUNS_COUNTER] = sink.stats.combine_runs
             if sink.stats.combine_runs:
                 C.startup(timed, COMBINE_FUNCTION_STARTUP_COUNTER,
-                        sink.stats.combine_startup_seconds)
+                          sink.stats.combine_startup_seconds)
         if writer is None and ctx.count_map_keys:
             counters[C.FUNCTION_TIME][MAP_OUTPUT_KEYS_COUNTER] = distinct_keys(result.segments)
         result.function_ms = ran.function_seconds * 1000

@@ -78,7 +78,7 @@ def run_reduce(attempt: ReduceAttempt) -> AttemptResult:
         result.counters[C.FUNCTION_TIME] = {REDUCE_FUNCTION_COUNTER:
                                             round(outcome.function_seconds * 1000)}
         C.startup(result.counters[C.FUNCTION_TIME], REDUCE_FUNCTION_STARTUP_COUNTER,
-                outcome.startup_seconds)
+                  outcome.startup_seconds)
         C.add_reported(result.counters, outcome.counters)
         result.finish_ms = now_ms()
         return result

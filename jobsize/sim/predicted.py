@@ -18,9 +18,10 @@ SRPT, FSP) can be fed sizes the way a real one would be:
   job's ratios predicted/actual for SE_m and SE_r (the same reference job for both, so their
   correlation survives; a job with reduces draws among reference jobs with reduces).
 - :class:`ProbeCost` — how long a probe runs: the trace's ``probe_wall_ms`` where recorded;
-  otherwise a cost model: a fixed start-up plus the job's work scaled by Algorithm 1's sample
-  fraction ``1 / max(N_m, N_r)`` (the probe runs the job's own map and reduce functions over
-  that share of the input, one map and one reduce in one uber container). Uber jobs have none.
+  otherwise a cost model: a fixed start-up plus the job's work scaled by the probe's sample
+  fraction — Algorithm 1's ``1 / max(N_m, N_r)`` within the probe's budget, as ``jobsize
+  probe`` samples (the probe runs the job's own functions over that share of the input in one
+  uber container). Uber jobs have none.
   :class:`WithProbe` adds it as ``known_after_s`` to any other source.
 
 Every source's ``name`` says what it is, so reports can state which sizes a run used.
@@ -39,6 +40,11 @@ import numpy as np
 import pandas as pd
 
 from jobsize.errors import ConfigError, InputError, JobsizeError
+from jobsize.sampler.sampling import (
+    DEFAULT_MAX_FRACTION,
+    DEFAULT_MIN_SAMPLE_BYTES,
+    sample_fraction,
+)
 from jobsize.sim.size_sources import (
     QUANTILES,
     ExactSizes,
@@ -63,18 +69,33 @@ _RECORD_KEYS = ("job_id", "state", "n_maps", "n_reduces", "map_input_bytes", "ub
 @dataclass(frozen=True)
 class ProbeCost:
     """Probe durations: recorded ``probe_wall_ms`` where present, else the cost model
-    ``startup_s + (SE_m + SE_r) / max(N_m, N_r)`` (seconds); uber jobs are not probed."""
+    ``startup_s + (SE_m + SE_r) · f_p`` (seconds), f_p the fraction ``jobsize probe`` samples:
+    ``1 / max(N_m, N_r)``, at most ``max_fraction`` (None: no cap) unless that leaves fewer
+    than ``min_sample_bytes`` of the job's ``map_input_bytes`` (where the workload has them);
+    uber jobs are not probed."""
 
     startup_s: float = 5.0
     use_recorded: bool = True
+    max_fraction: float | None = DEFAULT_MAX_FRACTION
+    min_sample_bytes: int = DEFAULT_MIN_SAMPLE_BYTES
 
     def __post_init__(self) -> None:
         if not (self.startup_s >= 0 and math.isfinite(self.startup_s)):
             raise ConfigError(f"probe start-up {self.startup_s!r} must be a non-negative number")
+        sample_fraction(1, 0, self.max_fraction, 0, self.min_sample_bytes)  # checks them
+
+    def fractions(self, workload: Workload) -> np.ndarray:
+        """Each job's sample fraction."""
+        jobs = workload.jobs
+        mi = (pd.to_numeric(jobs["map_input_bytes"], errors="coerce").fillna(0).to_numpy(float)
+              if "map_input_bytes" in jobs else np.zeros(workload.n_jobs))
+        each = np.vectorize(sample_fraction, otypes=[float])
+        return each(workload.n_maps, workload.n_reduces, self.max_fraction, mi,
+                    self.min_sample_bytes)
 
     def modeled(self, workload: Workload) -> np.ndarray:
         """The cost model's probe duration of every job (0 for uber jobs)."""
-        fraction = 1.0 / np.maximum(np.maximum(workload.n_maps, workload.n_reduces), 1)
+        fraction = self.fractions(workload)
         work = workload.map_work_s() + workload.reduce_work_s()
         out = self.startup_s + fraction * work
         return np.where(_uber(workload), 0.0, out)
@@ -93,7 +114,9 @@ class ProbeCost:
         jobs = workload.jobs
         recorded = (self.use_recorded and "probe_wall_ms" in jobs
                     and pd.to_numeric(jobs["probe_wall_ms"], errors="coerce").notna().any())
-        model = f"{self.startup_s:g} s + (SE_m + SE_r)/max(N_m, N_r)"
+        cap = ("" if self.max_fraction is None else
+               f", at most {self.max_fraction:g} of the input")
+        model = f"{self.startup_s:g} s + (SE_m + SE_r)/max(N_m, N_r){cap}"
         return f"recorded probe_wall_ms, else {model}" if recorded else model
 
 

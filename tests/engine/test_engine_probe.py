@@ -42,8 +42,7 @@ def test_probe_features_scale_to_the_full_job(engine, programs, text, tmp_path):
     assert size > 2_000_000
     spec = ProbeSpec(mapper=programs["wc_map"], reducer=programs["wc_reduce"],
                      inputs=(str(text),), n_maps=n_maps, n_reduces=n_reduces,
-                     split_bytes=math.ceil(size / n_maps), seed=11,
-                     max_fraction=1.0)  # Algorithm 1's one map's share
+                     split_bytes=math.ceil(size / n_maps), seed=11)
     probe = run_probe(spec, engine=engine, history_dir=tmp_path / "history")
     f_p = probe["probe_fraction"]
     assert f_p == pytest.approx(1 / n_maps, rel=0.05)

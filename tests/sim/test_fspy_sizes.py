@@ -60,11 +60,17 @@ def test_probe_cost_recorded_modelled_and_uber() -> None:
     jobs = make_jobs(3, uber=[False, False, True])
     jobs["probe_wall_ms"] = [2500.0, np.nan, np.nan]
     w = from_task_lists("probe", jobs, [[10.0] * 4, [10.0] * 4, [1.0]], [[6.0] * 2, [], []])
-    cost = ProbeCost(startup_s=5.0)
+    cost = ProbeCost(startup_s=5.0)  # Algorithm 1's fraction
     # job 0: recorded 2.5 s; job 1: 5 s + (40 s of maps) / max(4, 0); job 2: uber, no probe
     assert cost.durations(w).tolist() == [2.5, 15.0, 0.0]
     assert cost.modeled(w)[0] == pytest.approx(5.0 + 52.0 / 4)
     assert ProbeCost(use_recorded=False).durations(w)[0] == pytest.approx(18.0)
+    # a budget, as `jobsize probe --max-fraction 0.01` samples: at least 128 KiB of the input
+    budget = ProbeCost(startup_s=5.0, use_recorded=False, max_fraction=0.01)
+    assert budget.durations(w)[1] == pytest.approx(5.0 + 40.0 * 0.01)  # input unknown
+    w.jobs["map_input_bytes"] = [1 << 30, 1 << 20, 0]
+    assert budget.fractions(w)[:2].tolist() == [0.01, 0.125]  # 1 GiB; 1 MiB: 128 KiB of it
+    w.jobs.drop(columns="map_input_bytes", inplace=True)
     delayed = WithProbe(ExactSizes(), cost).estimate(w)
     assert delayed.known_after_s.tolist() == [2.5, 15.0, 0.0]
     assert delayed.size_mb_s.tolist() == ExactSizes().estimate(w).size_mb_s.tolist()
