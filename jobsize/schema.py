@@ -45,10 +45,8 @@ MAP_OUTPUT_KEYS_COUNTER = "MAP_OUTPUT_KEYS"
 #: ``mapreduce.map.combine.minspills`` or more spills), reported by the local engine and a
 #: probe's timing wrapper: each run starts the combiner afresh.
 COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
-#: A function's start-up, paid whatever its input: on a cluster its time over no input, which
-#: a probe's timing wrapper measures in every task (and every combiner run) before the
-#: function reads its records; on the local engine its time until it first reads its input,
-#: which a probe's tasks report (the function runs once).
+#: A function's start-up: its time over no input, which a cluster probe's timing wrapper
+#: measures in every task (and every combiner run) before the function reads its records.
 MAP_FUNCTION_STARTUP_COUNTER = "MAP_FUNCTION_STARTUP_MILLIS"
 REDUCE_FUNCTION_STARTUP_COUNTER = "REDUCE_FUNCTION_STARTUP_MILLIS"
 COMBINE_FUNCTION_STARTUP_COUNTER = "COMBINE_FUNCTION_STARTUP_MILLIS"
@@ -222,10 +220,10 @@ JOB_COLUMNS: tuple[Column, ...] = (
     # what is paid per task, and how outputs grow with a task's input; null for a probe of one
     # map and one reduce (eq 8 then scales every probe counter by 1 / f_p)
     _c("probe_map_tasks", "Int64", "tasks", "k_m: map tasks of the probe"),
-    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe (an empty one "
-       "included, where it ran one)"),
+    _c("probe_reduce_tasks", "Int64", "tasks", "k_r: reduce tasks of the probe (its empty "
+       "one included)"),
     _c("probe_map_processes", "Int64", "processes", "mapper processes the probe's maps ran "
-       "(one per input file in each map, and an empty map's; a job's map reads one file, so "
+       "(one per input file in each map, and the empty map's; a job's map reads one file, so "
        "runs one)"),
     _c("probe_map_split", "Float64", "fraction", "share of the sample's bytes in the smaller "
        "probe map task"),
@@ -238,10 +236,9 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "RFE paid by each reduce task whatever the size of its input: a of "
        "RFE = a + b·records"),
     _c("probe_map_function_startup_ms", "Float64", "ms",
-       "the mapper's start-up alone, what it pays over no input: as its tasks timed it (the "
-       "least per process), or the MFE of an empty map"),
+       "MFE of the probe's empty map: the mapper's start-up alone"),
     _c("probe_reduce_function_startup_ms", "Float64", "ms",
-       "the reducer's start-up alone: as its tasks timed it, or the RFE of an empty reduce"),
+       "RFE of the probe's empty reduce: the reducer's start-up alone"),
     _c("probe_map_output_exponent", "Float64", "",
        "β of a map task's output records ∝ (its input bytes)^β: 1 grows with the input, "
        "0 is a fixed-size output (in-map top-k)"),
@@ -264,17 +261,13 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "measured over no records"),
     # the probe's tasks as the framework ran them: elapsed time, start-up included
     _c("probe_map_task_ms", "Float64", "ms", "summed elapsed time of the probe's map tasks "
-       "(an empty one included): function, read, collect, sort, spill, combiner"),
+       "(the empty one included): function, read, collect, sort, spill, combiner"),
     _c("probe_reduce_task_ms", "Float64", "ms", "summed elapsed time of the probe's reduce "
-       "tasks (an empty one included): shuffle, merge, function, write"),
-    _c("probe_map_task_fixed_ms", "Float64", "ms", "what a map task pays whatever its input: "
-       "the elapsed time of the probe's empty map, or else the mapper's start-up"),
-    _c("probe_reduce_task_fixed_ms", "Float64", "ms", "what a reduce task pays whatever its "
-       "input: the elapsed time of the probe's empty reduce, or else the reducer's start-up"),
-    _c("probe_empty_tasks", "Int64", "tasks", "tasks the probe ran over no input to time the "
-       "functions' start-ups (an empty map, and an empty reduce where the job has reduces); "
-       "0 where its tasks timed them themselves; null in records older than this column, "
-       "whose probes ran them wherever a start-up is recorded"),
+       "tasks (the empty one included): shuffle, merge, function, write"),
+    _c("probe_map_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty map "
+       "task: what a map task pays whatever its input"),
+    _c("probe_reduce_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty "
+       "reduce task"),
 )
 
 #: One row per task attempt: recorded durations for simulator workloads.

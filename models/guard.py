@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: What one task of each phase pays on no input (ms), as the probe measured it — its empty
-#: task's time, or its function's start-up: the job's own floor where the probe measured it.
+#: The probe's empty task of each phase (ms): what one task of the job paid on no input, the
+#: job's own floor where its probe measured it.
 EMPTY_TASK_COLUMNS = {"SE_m": "probe_map_task_fixed_ms", "SE_r": "probe_reduce_task_fixed_ms"}
 
 #: A term is "beyond the history" when it exceeds the largest value fitted by this factor (or

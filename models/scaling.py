@@ -86,7 +86,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_map_processes",
     "probe_map_split",
     "probe_reduce_split", "probe_map_function_fixed_ms", "probe_reduce_function_fixed_ms",
-    "probe_map_function_startup_ms", "probe_reduce_function_startup_ms", "probe_empty_tasks",
+    "probe_map_function_startup_ms", "probe_reduce_function_startup_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
     "probe_combine_runs", "probe_combine_function_fixed_ms", *SORT_COLUMNS,
@@ -161,9 +161,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, 
     k_r = col("probe_reduce_tasks", 1.0)
     a_m = col("probe_map_function_fixed_ms", 0.0) * _MS
     a_r = col("probe_reduce_function_fixed_ms", 0.0) * _MS
-    empty = col("probe_empty_tasks", np.nan)
-    paid_m = fixed_paid(a_m, processes, col("probe_map_function_startup_ms") * _MS, empty)
-    paid_r = fixed_paid(a_r, k_r, col("probe_reduce_function_startup_ms") * _MS, empty)
+    paid_m = fixed_paid(a_m, processes, col("probe_map_function_startup_ms") * _MS)
+    paid_r = fixed_paid(a_r, k_r, col("probe_reduce_function_startup_ms") * _MS)
     sample = np.where(np.isfinite(col("probe_input_bytes")), col("probe_input_bytes"), f * mi)
     w = col("probe_map_split", np.nan)
     per_map = mi / np.maximum(n_m, 1.0)
@@ -243,16 +242,11 @@ def fit_key_cost(cols: Arrays, rows: np.ndarray) -> float:
                 if e <= best + KEY_COST_TOLERANCE)
 
 
-def fixed_paid(a: np.ndarray, k: np.ndarray, startup: np.ndarray,
-               empty: np.ndarray | None = None) -> np.ndarray:
+def fixed_paid(a: np.ndarray, k: np.ndarray, startup: np.ndarray) -> np.ndarray:
     """What the probe's ``k`` tasks (or mapper processes) of a kind paid in fixed costs: ``a``
-    each, but an empty one among them only its ``startup``. ``empty`` counts the probe's
-    empty tasks (``probe_empty_tasks``: 0 where its tasks timed their start-ups themselves);
-    where unknown (NaN, an older record) one ran wherever a start-up is recorded."""
-    ran = np.isfinite(startup)
-    if empty is not None:
-        ran &= np.where(np.isfinite(empty), empty > 0, True)
-    return np.where(ran, startup + (k - 1) * a, k * a)
+    each, but the empty one among them only its ``startup`` (where measured; without it, no
+    empty task ran or the record predates it, and every task paid ``a``)."""
+    return np.where(np.isfinite(startup), startup + (k - 1) * a, k * a)
 
 
 def combiner_runs(n_m: np.ndarray, mo: np.ndarray, spill_bytes: np.ndarray | float = SPILL_BYTES,
@@ -341,9 +335,7 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
     a_r = known("probe_reduce_function_fixed_ms", 0.0) * _MS
     s_m = known("probe_map_function_startup_ms") * _MS
     s_r = known("probe_reduce_function_startup_ms") * _MS
-    empty = known("probe_empty_tasks")
-    paid_m = _fixed_paid_one(a_m, processes, s_m, empty)
-    paid_r = _fixed_paid_one(a_r, k_r, s_r, empty)
+    paid_m, paid_r = _fixed_paid_one(a_m, processes, s_m), _fixed_paid_one(a_r, k_r, s_r)
     sample = known("probe_input_bytes", f * mi)
     w = known("probe_map_split")
     per_map = mi / max(n_m, 1.0)
@@ -399,10 +391,9 @@ def _key_cost_scale_one(key_cost: float, groups: float, records: float, groups_o
     return scale if math.isfinite(scale) else 1.0
 
 
-def _fixed_paid_one(a: float, k: float, startup: float, empty: float) -> float:
+def _fixed_paid_one(a: float, k: float, startup: float) -> float:
     """:func:`fixed_paid` of one job."""
-    ran = math.isfinite(startup) and not (math.isfinite(empty) and empty == 0)
-    return startup + (k - 1) * a if ran else k * a
+    return startup + (k - 1) * a if math.isfinite(startup) else k * a
 
 
 def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: float,

@@ -23,7 +23,7 @@ and a ``clock``: ``wall`` (SE as the paper defines it, summed elapsed task time)
 Predicting SE_r feeds the *predicted* SE_m into eq 7. Beyond the regression, each prediction
 passes through what :meth:`SizeModel.fit` learnt besides the coefficients: a per-application
 correction for recurring jobs (:mod:`jobsize.models.recurring`), a floor of N × the probe's
-task of no input or else the fastest task the history saw (:mod:`jobsize.models.guard`, which also
+empty task or else the fastest task the history saw (:mod:`jobsize.models.guard`, which also
 flags extrapolation), and, when
 the model was calibrated, conformal intervals and quantiles (:mod:`jobsize.models.conformal`).
 Without a calibration the intervals are GLS's: ``Var(S) = (R_m + R_r·β7)²·Var(SE_m) +
@@ -385,12 +385,12 @@ class SizeModel:
     def _floored(self, phase: str, value: float, tasks: float, values: Mapping[str, float],
                  notes: list[str]) -> float:
         """``value``, or — below it, or negative — the least ``tasks`` tasks can cost: the
-        probe's task of no input of this phase where the probe measured it (no task of the job
-        costs less; a kind faster than any in the history is not raised to the history's
-        fastest), else the fastest mean task time in the history."""
+        probe's empty task of this phase where the probe ran one (no task of the job costs
+        less; a kind faster than any in the history is not raised to the history's fastest),
+        else the fastest mean task time in the history."""
         empty = values.get(EMPTY_TASK_COLUMNS[phase], math.nan) * _MS
         if math.isfinite(empty) and empty >= 0:
-            floor, whence = tasks * empty, "the probe's task time on no input"
+            floor, whence = tasks * empty, "the probe's empty task time"
         else:
             guard = self.guards.get(phase)
             floor = guard.floor(tasks) if guard is not None else 0.0

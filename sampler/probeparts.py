@@ -10,13 +10,12 @@ job pays it N_m (or N_r) times.
 So the probe runs its sample as **two map tasks** over parts of about 1/3 and 2/3 of the sampled
 bytes, and the maps' output goes to **two reduce tasks** over about 1/3 and 2/3 of the keys.
 Two tasks of different sizes give each quantity two points, enough for a shape with two
-parameters. Each task also times its function's start-up ``s`` — what it pays over no input:
-until it first reads, and after its last read until it exits — so no task need run only to
-measure it (:func:`startups`; probes that ran an **empty** map and reduce for it give theirs).
+parameters. Beside them runs one **empty** map and one empty reduce: the function's start-up,
+measured directly.
 
-- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. A
-  task with input may pay a little more than ``s`` once (its first record, an output written
-  at its end), so ``a`` is the two tasks' intercept, at
+- function times are affine in a task's input, ``t = a + b·x``: ``a`` is paid per task. The
+  empty task measures the start-up ``s``; a task with input may pay a little more once (its
+  first record, an output written at its end), so ``a`` is the two tasks' intercept, at
   least ``s`` (:func:`fixed_cost`) — two noisy points alone (:func:`fixed_part`) fix it
   poorly when start-up is most of a small task, and an error in ``a`` is multiplied by the
   job's input over the probe's;
@@ -43,6 +42,8 @@ from dataclasses import dataclass
 #: partitions (keys) given to the smaller probe reduce task: 1 of 3 hash partitions.
 SMALLER_SHARE = 1 / 3
 REDUCE_PARTITIONS: tuple[tuple[int, ...], ...] = ((0,), (1, 2))
+#: ... and with the empty reduce that measures start-up: it reads no partition.
+REDUCE_PARTITIONS_WITH_EMPTY: tuple[tuple[int, ...], ...] = (*REDUCE_PARTITIONS, ())
 
 #: Two tasks whose inputs differ by less than this ratio cannot separate a fixed part.
 _MIN_RATIO = 1.2
@@ -108,35 +109,16 @@ class TaskCounts:
     output_bytes: float  # reduce: bytes written
     keys: float | None = None  # map: distinct keys of its output, where measured
     processes: int = 1  # map: mapper processes it ran (one per input file)
-    startup_ms: float | None = None  # its function's start-up, all processes, where timed
 
 
-def startups(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
-             alone: Mapping[str, float | None] | None = None) -> dict[str, float]:
-    """A function's start-up by kind: its time in an ``empty`` task, where one ran; else the
-    least any of the ``tasks`` timed per process (noise only ever adds to a start-up); else
-    its run over no input outside the tasks (``alone``)."""
-    out = {k: float(v) for k, v in (alone or {}).items() if v is not None}
-    timed: dict[str, float] = {}
-    for t in tasks:
-        if t.startup_ms is not None:
-            each = t.startup_ms / max(t.processes, 1)
-            timed[t.kind] = min(timed.get(t.kind, each), each)
-    out.update(timed)
-    out.update({t.kind: t.function_ms for t in empty if t.function_ms is not None})
-    return out
-
-
-def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
-                  alone: Mapping[str, float | None] | None = None
+def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = ()
                   ) -> dict[str, float | int | None]:
-    """The record's split-probe columns from the probe's tasks (two maps, two reduces), its
-    ``empty`` tasks and the start-ups measured ``alone`` (:func:`startups`); the shape columns
-    are None where the probe did not run two tasks of a kind, the fixed costs where it ran
-    neither two tasks nor timed a start-up."""
+    """The record's split-probe columns from the probe's tasks (two maps, two reduces) and its
+    ``empty`` tasks (start-up alone); the shape columns are None where the probe did not run
+    two tasks of a kind, the fixed costs where it ran neither two tasks nor an empty one."""
     maps = [t for t in tasks if t.kind == "MAP"]
     reduces = [t for t in tasks if t.kind == "REDUCE"]
-    startup = startups(tasks, empty, alone)
+    startup = {t.kind: t.function_ms for t in empty if t.function_ms is not None}
     out: dict[str, float | int | None] = {
         "probe_map_tasks": len(maps), "probe_reduce_tasks": len(reduces),
         "probe_map_processes": sum(t.processes for t in maps) if maps else None,
@@ -183,11 +165,11 @@ def split_columns(tasks: Sequence[TaskCounts], empty: Sequence[TaskCounts] = (),
 def fixed_cost(startup: float | None, line: float | None, ceiling: float) -> float | None:
     """``a``, what a task that reads input pays whatever its size.
 
-    The function's ``startup`` is what it pays over no input; a task with input can pay more
+    The empty task measures the function's start-up alone; a task with input can pay more
     once (its first record, the output it writes at its end whatever it read), which only
     the intercept of its two tasks' ``line`` shows. So ``a`` is that intercept, not below the
     start-up, nor above the smaller task's time (``ceiling``); the start-up alone where there
-    is no line (one task of the kind), the line alone where no start-up was timed. Left at
+    is no line (one task of the kind), the line alone where there is no empty task. Left at
     the start-up, such a step would be scaled by ``1 / f_p`` as if it were work per record —
     thousands of times over for a job of a thousand maps."""
     if startup is None:
@@ -210,18 +192,14 @@ def task_counts(kind: str, counters: Mapping[str, Mapping[str, object]],
         value = lookup(counters, column)
         return float(value) if value is not None else 0.0
 
-    name = "map" if kind == "MAP" else "reduce"
-    function = lookup(counters, f"{name}_function_ms")
-    startup = lookup(counters, f"{name}_function_startup_ms")
-    startup = None if startup is None else float(startup)
+    function = lookup(counters, "map_function_ms" if kind == "MAP" else "reduce_function_ms")
     if kind == "MAP":
         combined = get("combine_input_records") > 0
         to_reduce = get("combine_output_records") if combined else get("map_output_records")
         return TaskCounts(kind, get("map_input_bytes"),
                           None if function is None else float(function),
                           get("map_output_records"), to_reduce, get("map_output_bytes"),
-                          None if keys is None else float(keys), processes, startup)
+                          None if keys is None else float(keys), processes)
     return TaskCounts(kind, get("reduce_input_records"),
                       None if function is None else float(function),
-                      get("reduce_output_records"), 0.0, get("reduce_output_bytes"),
-                      startup_ms=startup)
+                      get("reduce_output_records"), 0.0, get("reduce_output_bytes"))

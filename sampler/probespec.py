@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.sampler import timing_wrapper
-from jobsize.sampler.probeparts import split_columns, startups, task_counts
+from jobsize.sampler.probeparts import split_columns, task_counts
 from jobsize.sampler.sampling import (
     DEFAULT_MAX_FRACTION,
     DEFAULT_MAX_SPLITS,
@@ -105,8 +105,8 @@ class ProbeSpec:
     ``conf`` is the job's configuration, consulted for the uber-mode limits. ``files`` are
     shipped with the cluster probe (``-files``), e.g. the mapper's script. ``max_fraction``
     caps Algorithm 1's sample fraction 1 / max(N_m, N_r), but not below ``min_sample_bytes``
-    of input (the probe's budget, :func:`jobsize.sampler.sampling.plan`); ``None`` is
-    Algorithm 1's fraction.
+    of input (a budget, :func:`jobsize.sampler.sampling.plan`); ``None`` is Algorithm 1's
+    fraction.
     """
 
     mapper: Function
@@ -302,7 +302,7 @@ def probe_record(
     empty_tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]] = (),
     task_ms: Sequence[float] = (),
     empty_task_ms: Sequence[float] = (),
-    startup_ms: Mapping[str, float | None] | None = None,
+    combine_startup_ms: float | None = None,
 ) -> dict[str, Any]:
     """The schema's ``probe_*`` columns from a probe job's counters.
 
@@ -316,10 +316,8 @@ def probe_record(
 
     The split probe's ``tasks`` (kind, counters) and ``empty_tasks`` fill its shape columns
     (:mod:`jobsize.sampler.probeparts`); ``task_ms`` and ``empty_task_ms``, their elapsed times
-    in the same order, the probe's task times. A function's start-up is what its empty task
-    took, else what the tasks timed themselves (``*_FUNCTION_STARTUP_MILLIS``), else its run
-    over no input outside the probe's tasks (``startup_ms``, by kind: ``MAP``, ``REDUCE``,
-    ``COMBINE``). What is not given is null.
+    in the same order, the probe's task times; ``combine_startup_ms``, the combiner run once
+    over no records. What is not given is null.
     """
     if not 0.0 < float(fraction) <= 1.0:
         raise InputError(f"f_p must be in (0, 1], got {fraction!r}: an empty sample cannot be "
@@ -362,8 +360,7 @@ def probe_record(
                             next(processes, 1) if kind == "MAP" else 1)
                 for kind, c in tasks]
     empty = [task_counts(kind, c, column_counter) for kind, c in empty_tasks]
-    alone = startup_ms or {}
-    record.update(split_columns(measured, empty, alone) if measured else
+    record.update(split_columns(measured, empty) if measured else
                   dict.fromkeys(PROBE_COLUMNS[len(record):]))
     for t in empty:  # their start-ups are in the totals too
         name = "probe_map_processes" if t.kind == "MAP" else "probe_reduce_tasks"
@@ -386,37 +383,18 @@ def probe_record(
                                            get(_TASK_GROUP, "REDUCE_INPUT_GROUPS"))
     runs = get(FUNCTION_TIME_GROUP, COMBINE_RUNS_COUNTER)
     record["probe_combine_runs"] = 0 if cir == 0 else runs
-    combine_startup = _combine_startup(tasks)
-    if combine_startup is None:
-        combine_startup = alone.get("COMBINE")
     record["probe_combine_function_fixed_ms"] = (
-        None if cir == 0 or combine_startup is None else float(combine_startup))
-    record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only,
-                              startups(measured, empty, alone)))
-    record["probe_empty_tasks"] = len(empty) if measured else None
+        None if cir == 0 or combine_startup_ms is None else float(combine_startup_ms))
+    record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
 
 
-def _combine_startup(tasks: Sequence[tuple[str, Mapping[str, Mapping[str, object]]]]
-                     ) -> float | None:
-    """The combiner's start-up per run, over the probe's maps that timed every run of theirs
-    (a run fed less than a pipe holds goes untimed); None where none did."""
-    total = runs = 0
-    for kind, counters in tasks:
-        ran = _counter(counters, FUNCTION_TIME_GROUP, COMBINE_RUNS_COUNTER) or 0
-        startup = _counter(counters, FUNCTION_TIME_GROUP, COMBINE_FUNCTION_STARTUP_COUNTER)
-        if kind == "MAP" and ran and startup is not None:
-            total, runs = total + startup, runs + ran
-    return total / runs if runs else None
-
-
 def _task_times(tasks: Sequence[tuple[str, object]], task_ms: Sequence[float],
                 empty_tasks: Sequence[tuple[str, object]], empty_task_ms: Sequence[float],
-                map_only: bool, startup: Mapping[str, float]) -> dict[str, float | None]:
-    """The probe's summed task times, by kind, and what a task of no input takes: the empty
-    task's time where one ran, else the function's start-up the tasks timed (``startup``);
-    null unless every task's elapsed time is known."""
+                map_only: bool) -> dict[str, float | None]:
+    """The probe's summed task times and its empty tasks' (the start-up), by kind; null unless
+    every task's elapsed time is known."""
     out: dict[str, float | None] = {}
     if len(task_ms) != len(tasks) or len(empty_task_ms) != len(empty_tasks):
         task_ms, empty_task_ms, tasks, empty_tasks = (), (), (), ()
@@ -428,7 +406,7 @@ def _task_times(tasks: Sequence[tuple[str, object]], task_ms: Sequence[float],
             out[f"probe_{name}_task_ms"], out[f"probe_{name}_task_fixed_ms"] = 0.0, None
             continue
         out[f"probe_{name}_task_ms"] = sum(times) + sum(empty) if times else None
-        out[f"probe_{name}_task_fixed_ms"] = min(empty) if empty else startup.get(kind)
+        out[f"probe_{name}_task_fixed_ms"] = min(empty) if empty else None
     return out
 
 

@@ -241,7 +241,7 @@ class LocalEngine:
             uber: bool | None = None,
             map_tasks: Sequence[Sequence[MapInput]] | None = None,
             reduce_partitions: Sequence[Sequence[int]] | None = None,
-            count_map_keys: bool = False, time_startup: bool = False,
+            count_map_keys: bool = False,
             progress: Callable[..., None] | None = None) -> JobResult:
         """Run ``spec`` and return its result; write its history into ``history_dir``.
 
@@ -252,16 +252,13 @@ class LocalEngine:
         key hash three ways, the first reduce reads one part and the second two — the probe's
         uneven reduces); by default reduce i reads partition i. ``count_map_keys`` has each map
         report the distinct keys of its output (``MAP_OUTPUT_KEYS`` in the ``jobsize`` group; a
-        probe measures how keys grow with input); ``time_startup`` has every task report its
-        functions' start-up, until they first read their input (``*_FUNCTION_STARTUP_MILLIS``;
-        a probe separates what a task pays whatever its input). ``progress()`` is called once
-        per finished task.
+        probe measures how keys grow with input). ``progress()`` is called once per finished
+        task.
         Raises :class:`JobFailedError` when a task fails every attempt.
         """
         history = Path(history_dir) if history_dir else None
         run = _JobRun(self, spec, history, uber, map_tasks, progress, reduce_partitions)
         run.count_map_keys = count_map_keys
-        run.time_startup = time_startup
         return run.run()
 
 
@@ -282,7 +279,6 @@ class _JobRun:
                               f"0..k-1 once each, in {spec.n_reduces} reduce tasks")
         self.reduce_partitions = [tuple(ps) for ps in reduce_partitions]
         self.count_map_keys = False
-        self.time_startup = False
         self.progress = progress
         self.spec = spec
         self.history_dir = history_dir
@@ -367,8 +363,7 @@ class _JobRun:
             spill_bytes=spec.spill_bytes,
             map_merge_bytes=spec.spill_bytes, reduce_merge_bytes=spec.reduce_merge_bytes,
             env={**exported(self.conf), **spec.env},
-            count_map_keys=self.count_map_keys, time_startup=self.time_startup,
-            combine_min_spills=spec.combine_min_spills)
+            count_map_keys=self.count_map_keys, combine_min_spills=spec.combine_min_spills)
         self.maps = [_Task(self._task_id("m", i), "MAP", i, inputs)
                      for i, inputs in enumerate(self.map_inputs)]
         self.reduces = [_Task(self._task_id("r", i), "REDUCE", i)

@@ -51,7 +51,6 @@ class TaskContext:
     reduce_merge_bytes: int
     env: Mapping[str, str] = field(default_factory=dict)
     count_map_keys: bool = False  # report each map's distinct output keys (the probe's maps)
-    time_startup: bool = False  # report the functions' start-up (the probe's tasks)
     combine_min_spills: int = COMBINE_MIN_SPILLS  # mapreduce.map.combine.minspills
 
 
@@ -155,24 +154,19 @@ def task_env(ctx: TaskContext, task_id: str, attempt_id: str, index: int,
 
 def run_function(fn: Function | None, kind: str, chunks: Iterable[bytes],
                  on_output: Callable[[bytes], None], env: Mapping[str, str],
-                 work: Path, time_startup: bool = False) -> Outcome:
+                 work: Path) -> Outcome:
     """Run a map, reduce or combine function (command or callable) and return its outcome.
-    No function is Hadoop's identity: records pass through unchanged. ``time_startup`` times
-    a command's start-up (a callable has none: it runs in this process)."""
-    if isinstance(fn, tuple):
-        return run_command(fn, chunks, on_output, env=env, cwd=Path(env["PWD"]),
-                           stderr_path=work / f"{kind}.stderr", time_startup=time_startup)
+    No function is Hadoop's identity: records pass through unchanged."""
     if fn is None:
         for chunk in chunks:
             on_output(chunk)
-        outcome = Outcome(True)
-    elif kind == "map":
-        outcome = run_map_callable(fn, chunks, on_output)  # type: ignore[arg-type]
-    else:
-        outcome = run_reduce_callable(fn, chunks, on_output)  # type: ignore[arg-type]
-    if time_startup:
-        outcome.startup_seconds = 0.0
-    return outcome
+        return Outcome(True)
+    if isinstance(fn, tuple):
+        return run_command(fn, chunks, on_output, env=env, cwd=Path(env["PWD"]),
+                           stderr_path=work / f"{kind}.stderr")
+    if kind == "map":
+        return run_map_callable(fn, chunks, on_output)  # type: ignore[arg-type]
+    return run_reduce_callable(fn, chunks, on_output)  # type: ignore[arg-type]
 
 
 def checked(outcome: Outcome) -> Outcome:

@@ -12,14 +12,11 @@ from collections.abc import Iterable, Mapping
 
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
-    COMBINE_FUNCTION_STARTUP_COUNTER,
     COMBINE_RUNS_COUNTER,
     FUNCTION_TIME_GROUP,
     MAP_FUNCTION_COUNTER,
-    MAP_FUNCTION_STARTUP_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
     REDUCE_FUNCTION_COUNTER,
-    REDUCE_FUNCTION_STARTUP_COUNTER,
 )
 
 TASK = "org.apache.hadoop.mapreduce.TaskCounter"
@@ -96,9 +93,6 @@ COUNTER_DISPLAY: dict[str, dict[str, str]] = {
         COMBINE_FUNCTION_COUNTER: "Time inside the combiner (ms)",
         COMBINE_RUNS_COUNTER: "Runs of the combiner",
         MAP_OUTPUT_KEYS_COUNTER: "Distinct keys of the map output",
-        MAP_FUNCTION_STARTUP_COUNTER: "Start-up of the map function (ms)",
-        REDUCE_FUNCTION_STARTUP_COUNTER: "Start-up of the reduce function (ms)",
-        COMBINE_FUNCTION_STARTUP_COUNTER: "Start-up of the combiner, all runs (ms)",
     },
 }
 
@@ -127,12 +121,6 @@ def add_reported(measured: Counters, reported: Mapping[str, Mapping[str, int]]) 
             into = measured.setdefault(group, {})
             into[name] = into.get(name, 0) + int(value)
     return measured
-
-
-def startup(timed: dict[str, int], name: str, seconds: float | None) -> None:
-    """Report a function's start-up in ``timed`` (its ``jobsize`` group), where it was timed."""
-    if seconds is not None:
-        timed[name] = round(seconds * 1000)
 
 
 def summed(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> Counters:

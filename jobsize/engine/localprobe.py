@@ -7,9 +7,8 @@ other, inside the calling process — and turns the probe's counters into the jo
 ``probe_*`` columns with ``jobsize.sampler.probespec.probe_record``. The probe is the split
 probe of :mod:`jobsize.sampler.probeparts`: two map tasks over about 1/3 and 2/3 of the sample
 and two reduce tasks over about 1/3 and 2/3 of the keys, so that what a task pays whatever its
-input can be told from what grows with it. Each task also times its functions' start-up — until
-they first read their input — so no task runs only to measure it: a function whose start-up no
-task could time (a task fed less than a pipe holds) is run once more over no input.
+input can be told from what grows with it, and one empty map and reduce whose time is the
+functions' start-up.
 
 The map task tells the mapper which original file each record came from
 (``mapreduce_map_input_file``): records of different files are fed by one mapper process per
@@ -28,13 +27,10 @@ from typing import Any
 from jobsize.engine.appmaster import LocalEngine, default_engine
 from jobsize.engine.attempt import MapInput, exported, run_function
 from jobsize.engine.spec import Containers, JobSpec
-from jobsize.sampler.probeparts import REDUCE_PARTITIONS, SMALLER_SHARE
-from jobsize.schema import (
-    COMBINE_FUNCTION_STARTUP_COUNTER,
-    COMBINE_RUNS_COUNTER,
-    FUNCTION_TIME_GROUP,
-    MAP_FUNCTION_STARTUP_COUNTER,
-    REDUCE_FUNCTION_STARTUP_COUNTER,
+from jobsize.sampler.probeparts import (
+    REDUCE_PARTITIONS,
+    REDUCE_PARTITIONS_WITH_EMPTY,
+    SMALLER_SHARE,
 )
 
 
@@ -126,7 +122,9 @@ def run_probe(
     with tempfile.TemporaryDirectory(prefix="jobsize-probe-", dir=work_dir) as tmp:
         directory = Path(tmp)
         sample_path, map_tasks = _sample_file(drawn, directory)
-        reduces = () if spec.reducer is None else REDUCE_PARTITIONS
+        # one more map and one more reduce on no input: the functions' start-up alone
+        empty_map = [MapInput(str(sample_path), 0, 0, map_tasks[0][0].name, whole=True)]
+        reduces = () if spec.reducer is None else REDUCE_PARTITIONS_WITH_EMPTY
         job = JobSpec(
             inputs=(sample_path,), output=directory / "output", mapper=spec.mapper,
             reducer=spec.reducer, combiner=spec.combiner, n_reduces=len(reduces),
@@ -135,47 +133,34 @@ def run_probe(
             conf={**spec.conf, **probe_properties(spec, fraction=drawn.fraction,
                                                   input_bytes=len(drawn.data))})
         result = (engine or default_engine()).run(job, history_dir=history_dir, uber=True,
-                                                  map_tasks=map_tasks,
+                                                  map_tasks=[*map_tasks, empty_map],
                                                   reduce_partitions=reduces,
-                                                  count_map_keys=True, time_startup=True)
-        done = [a for a in result.attempts if a.ok]
-        alone = {kind: _startup_ms(job, kind, directory) for kind in _untimed(job, done)}
+                                                  count_map_keys=True)
+        combine_startup_ms = (None if job.combiner is None else
+                              _combiner_startup_ms(job, directory))
     wall_ms = (time.perf_counter() - t0) * 1000
+    empty_ids = {f"_m_{len(map_tasks):06d}", f"_r_{len(REDUCE_PARTITIONS):06d}"}
+    done = [a for a in result.attempts if a.ok]
+    empty = [a for a in done if a.task_id[-9:] in empty_ids]
+    tasks = [a for a in done if a not in empty]
     # a map runs one mapper process per input file it reads (see maptask._by_file)
     processes = [len({p.name for p in task}) for task in map_tasks]
     return probe_record(result.counters["total"], fraction=drawn.fraction,
                         input_bytes=len(drawn.data), wall_ms=wall_ms,
-                        n_reduces=len(reduces),
-                        tasks=[(a.task_type, a.counters) for a in done],
+                        n_reduces=0 if spec.reducer is None else len(REDUCE_PARTITIONS),
+                        tasks=[(a.task_type, a.counters) for a in tasks],
                         map_processes=processes,
-                        task_ms=[a.elapsed_ms for a in done],
-                        startup_ms=alone)
+                        empty_tasks=[(a.task_type, a.counters) for a in empty],
+                        task_ms=[a.elapsed_ms for a in tasks],
+                        empty_task_ms=[a.elapsed_ms for a in empty],
+                        combine_startup_ms=combine_startup_ms)
 
 
-#: Where each function's start-up is reported, by the kind of task that runs it.
-_STARTUP_COUNTERS = (("MAP", "MAP", MAP_FUNCTION_STARTUP_COUNTER),
-                     ("REDUCE", "REDUCE", REDUCE_FUNCTION_STARTUP_COUNTER),
-                     ("COMBINE", "MAP", COMBINE_FUNCTION_STARTUP_COUNTER))
-
-
-def _untimed(job: JobSpec, done: Sequence[Any]) -> list[str]:
-    """The functions (MAP, REDUCE, COMBINE) of which no probe task timed the start-up."""
-    out = []
-    for function, task_type, counter in _STARTUP_COUNTERS:
-        ran = [a.counters.get(FUNCTION_TIME_GROUP, {}) for a in done if a.task_type == task_type]
-        if function == "COMBINE":
-            if job.combiner is None:
-                continue
-            ran = [c for c in ran if c.get(COMBINE_RUNS_COUNTER)]
-        if ran and not any(counter in c for c in ran):
-            out.append(function)
-    return out
-
-
-def _startup_ms(job: JobSpec, function: str, directory: Path) -> float | None:
-    """A function's time over no input — its start-up — as a task's environment runs it (the
-    job's configuration exported, as Hadoop Streaming does); None if it fails."""
+def _combiner_startup_ms(job: JobSpec, directory: Path) -> float | None:
+    """The combiner's time over no records — its start-up — as a task's environment runs it
+    (the job's configuration exported, as Hadoop Streaming does); None if it fails. The
+    engine runs a combiner only over records, so the probe's empty map cannot measure this."""
     env = {**os.environ, **exported(job.conf), **job.env, "PWD": str(directory)}
-    fn = {"MAP": job.mapper, "REDUCE": job.reducer, "COMBINE": job.combiner}[function]
-    outcome = run_function(fn, function.lower(), (), lambda _chunk: None, env, directory)
+    outcome = run_function(job.combiner, "combine", (), lambda _chunk: None, env, directory)
     return outcome.function_seconds * 1000 if outcome.ok else None
+

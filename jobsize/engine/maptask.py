@@ -31,13 +31,11 @@ from jobsize.engine.merge import Segment, read_segment
 from jobsize.engine.output import OutputWriter, attempt_file
 from jobsize.engine.records import count_groups, scan
 from jobsize.engine.spill import Combine, MapOutputBuffer
-from jobsize.engine.streaming import Outcome, startup_sum
+from jobsize.engine.streaming import Outcome
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
-    COMBINE_FUNCTION_STARTUP_COUNTER,
     COMBINE_RUNS_COUNTER,
     MAP_FUNCTION_COUNTER,
-    MAP_FUNCTION_STARTUP_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
 )
 
@@ -89,15 +87,11 @@ def run_map(attempt: MapAttempt) -> AttemptResult:
             _writer_counters(counters, writer)
         counters[C.TASK]["CPU_MILLISECONDS"] = round((cpu_seconds() - cpu0 + child_cpu) * 1000)
         counters[C.TASK]["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + ran.max_rss_bytes
-        timed = counters[C.FUNCTION_TIME] = {
-            MAP_FUNCTION_COUNTER: round(ran.function_seconds * 1000)}
-        C.startup(timed, MAP_FUNCTION_STARTUP_COUNTER, ran.startup_seconds)
+        counters[C.FUNCTION_TIME] = {MAP_FUNCTION_COUNTER: round(ran.function_seconds * 1000)}
         if writer is None and ctx.combiner is not None:
-            timed[COMBINE_FUNCTION_COUNTER] = round(sink.stats.combine_seconds * 1000)
-            timed[COMBINE_RUNS_COUNTER] = sink.stats.combine_runs
-            if sink.stats.combine_runs:
-                C.startup(timed, COMBINE_FUNCTION_STARTUP_COUNTER,
-                          sink.stats.combine_startup_seconds)
+            counters[C.FUNCTION_TIME][COMBINE_FUNCTION_COUNTER] = round(
+                sink.stats.combine_seconds * 1000)
+            counters[C.FUNCTION_TIME][COMBINE_RUNS_COUNTER] = sink.stats.combine_runs
         if writer is None and ctx.count_map_keys:
             counters[C.FUNCTION_TIME][MAP_OUTPUT_KEYS_COUNTER] = distinct_keys(result.segments)
         result.function_ms = ran.function_seconds * 1000
@@ -119,16 +113,15 @@ def _map_function(attempt: MapAttempt, work: Path, collect: Callable[[bytes], No
     """Run the mapper over the attempt's input, one process per input file; the outcomes
     summed (function and CPU time, counters; the largest memory)."""
     ctx = attempt.ctx
-    total = Outcome(True, startup_seconds=0.0 if ctx.time_startup else None)
+    total = Outcome(True)
     for pieces in _by_file(attempt.inputs):
         env = task_env(ctx, attempt.task_id, attempt.attempt_id, attempt.index, True)
         env.update(mapreduce_map_input_file=pieces[0].name, map_input_file=pieces[0].name,
                    mapreduce_map_input_start=str(pieces[0].start),
                    mapreduce_map_input_length=str(sum(p.length for p in pieces)))
         outcome = checked(run_function(ctx.mapper, "map", _records(pieces, read), collect,
-                                       env, work, ctx.time_startup))
+                                       env, work))
         total.function_seconds += outcome.function_seconds
-        total.startup_seconds = startup_sum(total.startup_seconds, outcome.startup_seconds)
         total.cpu_seconds += outcome.cpu_seconds
         total.max_rss_bytes = max(total.max_rss_bytes, outcome.max_rss_bytes)
         C.add(total.counters, outcome.counters)
@@ -185,10 +178,8 @@ def _combiner(attempt: MapAttempt, work: Path) -> Combine | None:
         return None
     env = task_env(ctx, attempt.task_id, attempt.attempt_id, attempt.index, True)
 
-    def combine(blocks: Iterable[bytes], on_output: Callable[[bytes], None]
-                ) -> tuple[float, float, float | None]:
-        outcome = checked(run_function(ctx.combiner, "combine", blocks, on_output, env, work,
-                                       ctx.time_startup))
-        return outcome.function_seconds, outcome.cpu_seconds, outcome.startup_seconds
+    def combine(blocks: Iterable[bytes], on_output: Callable[[bytes], None]) -> tuple[float, float]:
+        outcome = checked(run_function(ctx.combiner, "combine", blocks, on_output, env, work))
+        return outcome.function_seconds, outcome.cpu_seconds
 
     return combine

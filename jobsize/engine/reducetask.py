@@ -29,7 +29,7 @@ from jobsize.engine.attempt import (
 from jobsize.engine.merge import Segment, batches, fetch, sorted_lines, stream_merge
 from jobsize.engine.output import OutputWriter, attempt_file
 from jobsize.engine.records import count_groups, join_lines, scan
-from jobsize.schema import REDUCE_FUNCTION_COUNTER, REDUCE_FUNCTION_STARTUP_COUNTER
+from jobsize.schema import REDUCE_FUNCTION_COUNTER
 
 
 class _InputCount:
@@ -67,7 +67,7 @@ def run_reduce(attempt: ReduceAttempt) -> AttemptResult:
         count = _InputCount()
         env = task_env(ctx, attempt.task_id, attempt.attempt_id, attempt.index, False)
         outcome = checked(run_function(ctx.reducer, "reduce", count.feed(lines),  # type: ignore[arg-type]
-                                       writer.write, env, work, ctx.time_startup))
+                                       writer.write, env, work))
         writer.close()
         result.output = str(writer.path)
         result.function_ms = outcome.function_seconds * 1000
@@ -77,8 +77,6 @@ def run_reduce(attempt: ReduceAttempt) -> AttemptResult:
         task["PHYSICAL_MEMORY_BYTES"] = rss_bytes() + outcome.max_rss_bytes
         result.counters[C.FUNCTION_TIME] = {REDUCE_FUNCTION_COUNTER:
                                             round(outcome.function_seconds * 1000)}
-        C.startup(result.counters[C.FUNCTION_TIME], REDUCE_FUNCTION_STARTUP_COUNTER,
-                  outcome.startup_seconds)
         C.add_reported(result.counters, outcome.counters)
         result.finish_ms = now_ms()
         return result

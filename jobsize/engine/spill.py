@@ -29,16 +29,14 @@ from jobsize.engine.records import (
     sort_safe,
     split_lines,
 )
-from jobsize.engine.streaming import startup_sum
 from jobsize.schema import DEFAULT_SORT_BUFFER
 
 RECORD_META_BYTES = 16
 COMBINE_MIN_SPILLS = int(DEFAULT_SORT_BUFFER["combine_min_spills"])
 
 #: Runs a combiner over sorted lines, handing its output chunks to the callback; returns its
-#: function time, its process's CPU time and its start-up (None where not timed), in seconds.
-#: Raises on failure.
-Combine = Callable[[Iterable[bytes], Callable[[bytes], None]], tuple[float, float, float | None]]
+#: function time and its process's CPU time, in seconds. Raises on failure.
+Combine = Callable[[Iterable[bytes], Callable[[bytes], None]], tuple[float, float]]
 
 
 @dataclass
@@ -58,7 +56,6 @@ class SpillStats:
     combine_runs: int = 0
     combine_seconds: float = 0.0
     combine_cpu_seconds: float = 0.0
-    combine_startup_seconds: float | None = 0.0  # None once a run's start-up went untimed
 
 
 @dataclass
@@ -137,12 +134,9 @@ class MapOutputBuffer:
         self.stats.combine_runs += 1
         out: list[Scan] = []
         wanted = self.n_partitions > 1
-        seconds, cpu, startup = self.combine(  # type: ignore[misc]
-            blocks, lambda c: out.append(scan(c, wanted)))
+        seconds, cpu = self.combine(blocks, lambda c: out.append(scan(c, wanted)))  # type: ignore[misc]
         self.stats.combine_seconds += seconds
         self.stats.combine_cpu_seconds += cpu
-        self.stats.combine_startup_seconds = startup_sum(self.stats.combine_startup_seconds,
-                                                         startup)
         data = b"".join(s.data for s in out)
         hashes = np.concatenate([s.hashes for s in out]) if out else np.empty(0, np.uint64)
         lines = split_lines(data)

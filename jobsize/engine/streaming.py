@@ -17,14 +17,11 @@ Streaming; the rest of stderr is kept for the error message of a failed attempt.
 
 from __future__ import annotations
 
-import array
 import contextlib
 import fcntl
 import os
-import select
 import shlex
 import subprocess
-import termios
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -40,8 +37,6 @@ Function = tuple[str, ...] | MapFunction | ReduceFunction
 STDERR_TAIL_BYTES = 16384
 _READ_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031  # Linux: enlarge a pipe so the child blocks less often
-#: The smallest pipe Linux makes: one page.
-_PAGE_BYTES = 4096
 
 
 def as_function(value: object, what: str) -> Function | None:
@@ -74,101 +69,17 @@ class Outcome:
     counters: dict[str, dict[str, int]] = field(default_factory=dict)  # from reporter: lines
     cpu_seconds: float = 0.0  # the child's user + system time
     max_rss_bytes: int = 0
-    #: what it paid whatever its input (start-up until its first read, end after its last),
-    #: where timed
-    startup_seconds: float | None = None
-
-
-def startup_sum(total: float | None, more: float | None) -> float | None:
-    """Two start-ups added; None when either went untimed."""
-    return None if total is None or more is None else total + more
-
-
-def _set_pipe(fd: int, size: int) -> int | None:
-    """Resize a pipe; its new capacity, or None where the system refuses."""
-    try:
-        return fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
-    except OSError:
-        return None
 
 
 def _enlarge_pipe(fd: int) -> None:
-    _set_pipe(fd, _READ_BYTES)
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, _READ_BYTES)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-class _Clock:
-    """When a program first read its input and when it had read all of it (the feeder's
-    thread sets both), and the framework's time on the caller's thread after the latter."""
-
-    def __init__(self) -> None:
-        self.first_read: float | None = None
-        self.drained: float | None = None
-        self.spans: list[tuple[float, float]] = []  # framework time: (start, end)
-
-    def fixed(self, started: float, exited: float) -> float | None:
-        """What the program paid whatever its input: its start-up, until it first read, and
-        its end, from reading its last input to its exit (less the framework's time then)."""
-        if self.first_read is None or self.drained is None:
-            return None
-        framework = sum(max(0.0, b - max(a, self.drained)) for a, b in self.spans)
-        end = max(exited - self.drained - framework, 0.0)
-        return (self.first_read - started) + end
-
-
-def _first_read(fd: int, chunks: Iterator[bytes], clock: _Clock) -> None:
-    """Feed the program its first bytes so that the moment it first reads is seen: a pipe of
-    one page is filled and one byte more is written, which returns only once the program has
-    read. What it did before — start an interpreter, import, load a model — is its start-up.
-    Inputs shorter than the pipe, and systems that do not resize pipes, are fed untimed."""
-    capacity = _set_pipe(fd, _PAGE_BYTES)
-    head = b""
-    for chunk in chunks:
-        head += chunk
-        if capacity is None or len(head) > capacity:
-            break
-    if capacity is not None and len(head) > capacity:
-        _write_all(fd, head[:capacity])
-        _write_all(fd, head[capacity:capacity + 1])
-        clock.first_read = time.perf_counter()
-        head = head[capacity + 1:]
-    _enlarge_pipe(fd)
-    _write_all(fd, head)
-
-
-def _until_drained(fd: int, clock: _Clock) -> None:
-    """Wait until the program has read everything written to it (or closed its input); what
-    it does after it has — its last records, its output, its exit — ends the task."""
-    waiting = select.poll()
-    waiting.register(fd, 0)  # errors only: the reader gone
-    left = array.array("i", [0])
-    while True:
-        fcntl.ioctl(fd, termios.FIONREAD, left, True)
-        if left[0] == 0:
-            clock.drained = time.perf_counter()
-            return
-        if waiting.poll(1):
-            return
-
-
-def _feed(stdin, chunks: Iterable[bytes], failure: list[BaseException],
-          clock: _Clock | None = None) -> None:
+def _feed(stdin, chunks: Iterable[bytes], failure: list[BaseException]) -> None:
     try:
-        rest = iter(chunks)
-        if clock is None:
-            for chunk in rest:
-                stdin.write(chunk)
-        else:  # unbuffered, to see when the program reads
-            fd = stdin.fileno()
-            _first_read(fd, rest, clock)
-            for chunk in rest:
-                _write_all(fd, chunk)
-            _until_drained(fd, clock)
+        for chunk in chunks:
+            stdin.write(chunk)
     except (BrokenPipeError, ConnectionResetError):
         pass  # the program stopped reading; its exit status decides
     except BaseException as exc:  # reading the input failed: report it from the caller
@@ -210,14 +121,10 @@ def run_command(
     env: Mapping[str, str],
     cwd: Path,
     stderr_path: Path,
-    time_startup: bool = False,
 ) -> Outcome:
     """Run ``argv`` with ``chunks`` on stdin; ``on_output`` gets stdout in whole-line chunks.
 
     Time that ``on_output`` takes is framework time and is subtracted from the function time.
-    ``time_startup`` also times what the program pays whatever its input, as its run over no
-    input would: its start-up until it first reads and its end after its last read
-    (:class:`_Clock`).
     """
     t0 = time.perf_counter()
     with open(stderr_path, "wb") as err:
@@ -227,13 +134,10 @@ def run_command(
         except OSError as exc:
             return Outcome(False, exit_code=127, error=f"cannot run {argv[0]!r}: {exc.strerror}",
                            stderr=str(exc))
-    if not time_startup:
-        _enlarge_pipe(proc.stdin.fileno())
+    _enlarge_pipe(proc.stdin.fileno())
     _enlarge_pipe(proc.stdout.fileno())
     failure: list[BaseException] = []
-    clock = _Clock() if time_startup else None
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, chunks, failure, clock),
-                              daemon=True)
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, chunks, failure), daemon=True)
     feeder.start()
     framework = 0.0
     carry = b""
@@ -246,23 +150,25 @@ def run_command(
             cut = block.rfind(b"\n") + 1
             carry = block[cut:]
             if cut:
-                framework += _framework(on_output, block[:cut], clock)
+                c0 = time.perf_counter()
+                on_output(block[:cut])
+                framework += time.perf_counter() - c0
         if carry:
-            framework += _framework(on_output, carry + b"\n", clock)
+            c0 = time.perf_counter()
+            on_output(carry + b"\n")
+            framework += time.perf_counter() - c0
     except BaseException:
         proc.kill()
         raise
     finally:
         _, status, usage = os.wait4(proc.pid, 0)
-        exited = time.perf_counter()
         proc.returncode = os.waitstatus_to_exitcode(status)
         proc.stdout.close()
         feeder.join()
     elapsed = time.perf_counter() - t0 - framework
     counters, tail = parse_stderr(stderr_path)
     outcome = Outcome(True, max(elapsed, 0.0), proc.returncode, "", tail, counters,
-                      usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024,
-                      None if clock is None else clock.fixed(t0, exited))
+                      usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
     if failure:
         raise failure[0]
     if proc.returncode != 0:
@@ -271,17 +177,6 @@ def run_command(
                else f"exited with code {proc.returncode}")
         outcome.error = f"subprocess {shlex.join(argv)} {how}"
     return outcome
-
-
-def _framework(on_output: Callable[[bytes], None], block: bytes, clock: _Clock | None
-               ) -> float:
-    """Hand ``block`` to the framework; the seconds that took (kept on the clock, if any)."""
-    c0 = time.perf_counter()
-    on_output(block)
-    c1 = time.perf_counter()
-    if clock is not None:
-        clock.spans.append((c0, c1))
-    return c1 - c0
 
 
 def _text(value: Any) -> str:

@@ -239,7 +239,7 @@ def test_the_floor_is_the_probes_empty_task_where_it_ran_one(fitted, history):
 
     negative = predicted(-1.0, empty_ms)
     assert negative.SE_m == pytest.approx(4 * empty_ms / 1000)
-    assert any("probe's task time on no input" in note for note in negative.notes)
+    assert any("probe's empty task" in note for note in negative.notes)
     # a cut-like mapper: its linear value stands though it lies below the history's floor ...
     fast = predicted(history_floor / 2, empty_ms)
     assert fast.SE_m == pytest.approx(history_floor / 2) and not fast.notes

@@ -16,7 +16,6 @@ from jobsize.sampler.probeparts import (
     fixed_per_process,
     growth_exponent,
     split_columns,
-    startups,
 )
 
 # -- the split probe's two-point fits -----------------------------------------------------------
@@ -142,38 +141,6 @@ def test_the_empty_task_paid_its_start_up_and_the_others_their_fixed_cost():
     one = {k: float(v[0]) for k, v in job.items()}
     assert scaling.probe_one(one)["MFE"] == pytest.approx(q["MFE"][0])
     assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
-
-
-def test_where_the_tasks_timed_their_own_start_ups_each_paid_its_fixed_cost():
-    # two maps of 60 ms fixed (a 20 ms start-up among it), no empty map: both paid 60 ms
-    job = _probe(probe_map_processes=2.0, probe_map_function_ms=2 * 60 + 1000.0,
-                 probe_map_function_fixed_ms=60.0, probe_map_function_startup_ms=20.0,
-                 probe_reduce_tasks=2.0, probe_reduce_function_ms=2 * 40 + 300.0,
-                 probe_reduce_function_startup_ms=25.0, probe_empty_tasks=0.0)
-    q = scaling.probe(job, "tasks")
-    assert q["MFE"][0] == pytest.approx(40 * 0.06 + 1.0 * 40)
-    assert q["RFE"][0] == pytest.approx(4 * 0.04 + 0.3 * 40)
-    one = {k: float(v[0]) for k, v in job.items()}
-    assert scaling.probe_one(one)["MFE"] == pytest.approx(q["MFE"][0])
-    assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
-    # read as an older record (an empty task wherever a start-up is known), it is not the same
-    older = {**job, "probe_empty_tasks": np.array([np.nan])}
-    assert scaling.probe(older, "tasks")["MFE"][0] > q["MFE"][0]
-
-
-def test_start_ups_the_tasks_timed_stand_in_for_empty_tasks():
-    tasks = [TaskCounts("MAP", 1000, 70.0, 300, 100, 0, processes=2, startup_ms=44.0),
-             TaskCounts("MAP", 2000, 110.0, 600, 150, 0, startup_ms=21.0),
-             TaskCounts("REDUCE", 80, 35.0, 80, 0, 800, startup_ms=None),
-             TaskCounts("REDUCE", 170, 40.0, 170, 0, 1700, startup_ms=None)]
-    assert startups(tasks) == {"MAP": 21.0}  # the least per process; no reduce timed it
-    assert startups(tasks, alone={"REDUCE": 25.0, "MAP": 30.0}) == {"MAP": 21.0,
-                                                                    "REDUCE": 25.0}
-    empty = [TaskCounts("MAP", 0, 19.0, 0, 0, 0)]
-    assert startups(tasks, empty)["MAP"] == 19.0  # an empty task, where one ran, decides
-    cols = split_columns(tasks, (), {"REDUCE": 25.0})
-    assert cols["probe_map_function_startup_ms"] == 21.0
-    assert cols["probe_reduce_function_startup_ms"] == 25.0
 
 
 def test_a_cluster_probes_start_ups_scale_by_the_task_count():
