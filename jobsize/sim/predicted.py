@@ -19,9 +19,9 @@ SRPT, FSP) can be fed sizes the way a real one would be:
   correlation survives; a job with reduces draws among reference jobs with reduces).
 - :class:`ProbeCost` — how long a probe runs: the trace's ``probe_wall_ms`` where recorded;
   otherwise a cost model: a fixed start-up plus the job's work scaled by the probe's sample
-  fraction — Algorithm 1's ``1 / max(N_m, N_r)`` within the probe's budget, as ``jobsize
-  probe`` samples (the probe runs the job's own functions over that share of the input in one
-  uber container). Uber jobs have none.
+  fraction — Algorithm 1's ``1 / max(N_m, N_r)``, within a budget where one is given, as
+  ``jobsize probe`` samples (the probe runs the job's own functions over that share of the
+  input in one uber container). Uber jobs have none.
   :class:`WithProbe` adds it as ``known_after_s`` to any other source.
 
 Every source's ``name`` says what it is, so reports can state which sizes a run used.

@@ -70,7 +70,7 @@ def test_probe_cost_recorded_modelled_and_uber() -> None:
     assert budget.durations(w)[1] == pytest.approx(5.0 + 40.0 * 0.01)  # input unknown
     w.jobs["map_input_bytes"] = [1 << 30, 1 << 20, 0]
     assert budget.fractions(w)[:2].tolist() == [0.01, 0.125]  # 1 GiB; 1 MiB: 128 KiB of it
-    w.jobs.drop(columns="map_input_bytes", inplace=True)
+    del w.jobs["map_input_bytes"]
     delayed = WithProbe(ExactSizes(), cost).estimate(w)
     assert delayed.known_after_s.tolist() == [2.5, 15.0, 0.0]
     assert delayed.size_mb_s.tolist() == ExactSizes().estimate(w).size_mb_s.tolist()
