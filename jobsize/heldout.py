@@ -108,9 +108,8 @@ class Design:
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
     the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
     sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
-    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop
-    runs in uber mode, as ``jobsize probe --force`` does, so that they are sized from their
-    probes.
+    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop runs in uber mode, as
+    ``jobsize probe --force`` does, so that they are sized from their probes.
     """
 
     kinds: tuple[str, ...] = tuple(sorted(HELD_OUT))

@@ -35,6 +35,11 @@ def byte_size(text: str) -> int:
     return int(match.group(1)) * _UNITS[match.group(2).upper()]
 
 
+def byte_size_or_zero(text: str) -> int:
+    """:func:`byte_size`, or ``0`` (none)."""
+    return 0 if text.strip() == "0" else byte_size(text)
+
+
 def count(minimum: int) -> Callable[[str], int]:
     """An integer option of at least ``minimum``."""
     def parse(text: str) -> int:
@@ -195,9 +200,10 @@ def add_sample_budget(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-fraction", type=fraction, default=None, metavar="F",
                         help="a budget: the sample is at most this fraction of the input "
                         "(default: Algorithm 1's 1/max(N_m, N_r), uncapped)")
-    parser.add_argument("--min-sample", type=byte_size, default=None, metavar="BYTES",
+    parser.add_argument("--min-sample", type=byte_size_or_zero, default=None, metavar="BYTES",
                         help="but with --max-fraction never fewer bytes than this where the "
-                        "input has them, too few records to time and count (default: 128K)")
+                        "input has them, too few records to time and count (default: 128K; "
+                        "0: none)")
 
 
 def sample_budget(args: argparse.Namespace) -> dict[str, Any]:

@@ -99,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
     conf = dict(args.properties)
     design = Design(**({"kinds": args.kinds} if args.kinds else {}),
-                    **({} if args.max_fraction is None else {"max_fraction": args.max_fraction}),
                     jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
-                    probe_uber=args.force)
+                    max_fraction=args.max_fraction, probe_uber=args.force)
     console = Console()
     if args.dry_run:
         draws = [design.draw(args.seed, i) for i in range(design.jobs)]

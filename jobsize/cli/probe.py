@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "f_p = 1/max(N_m, N_r) of its input (at most --max-fraction of it, never less than "
         "--min-sample), as two uneven maps and two uneven reduces in one process (uber "
         "mode), and print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p, the "
-        "tasks' start-ups) as JSON. Without --reducer the job is map-only (--reduces 0).",
+        "functions' start-ups) as JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
     add_sample_budget(parser)

@@ -40,6 +40,20 @@ def test_sample_command_writes_the_sample_and_its_metadata(tmp_path: Path,
     assert f"f_p = {want.fraction:.6g}" in printed and "seed 9" in printed
 
 
+def test_a_budget_caps_the_sample_but_not_below_its_floor(tmp_path: Path) -> None:
+    path = _input(tmp_path)  # 320 KB
+    size = path.stat().st_size
+    for argv, target in ((["--max-fraction", "0.01", "--min-sample", "0"], 0.01),
+                         (["--max-fraction", "0.01"], 128 * 1024 / size),  # the 128 KiB floor
+                         (["--max-fraction", "0.01", "--min-sample", "16K"], 16 * 1024 / size)):
+        out = tmp_path / "s"
+        assert main(["sample", str(path), "--maps", "2", "-r", "1", "--seed", "3", *argv,
+                     "-o", str(out)]) == 0
+        meta = json.loads((tmp_path / "s.json").read_text())
+        assert meta["target_fraction"] == pytest.approx(target)
+        assert meta["fraction"] == pytest.approx(target, rel=0.1)
+
+
 def test_without_a_seed_the_drawn_seed_reproduces_the_sample(tmp_path: Path) -> None:
     path = _input(tmp_path)
     out = tmp_path / "s"
@@ -61,7 +75,9 @@ def test_bad_input_is_one_line_and_exit_2_and_keeps_the_old_sample(
 
 @pytest.mark.parametrize("argv", [["--maps", "0", "--reduces", "1"],
                                   ["--maps", "2", "--reduces", "-1"],
-                                  ["--maps", "2", "--reduces", "1", "--split-size", "lots"]])
+                                  ["--maps", "2", "--reduces", "1", "--split-size", "lots"],
+                                  ["--maps", "2", "--reduces", "1", "--max-fraction", "0"],
+                                  ["--maps", "2", "--reduces", "1", "--min-sample", "-1K"]])
 def test_bad_options_exit_2(tmp_path: Path, argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["sample", str(_input(tmp_path)), *argv, "-o", str(tmp_path / "s")])
