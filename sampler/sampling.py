@@ -139,13 +139,18 @@ def sample_fraction(n_maps: int, n_reduces: int, max_fraction: float | None = No
     target = 1.0 / max(n_maps, n_reduces, 1)
     if max_fraction is None:
         return target
-    if not 0 < max_fraction <= 1:
+    check_budget(max_fraction, min_bytes)
+    floor = min_bytes / input_bytes if input_bytes > 0 else 0.0
+    return min(target, max(max_fraction, floor))
+
+
+def check_budget(max_fraction: float | None, min_bytes: float) -> None:
+    """A ``ConfigError`` unless the fraction is None or in (0, 1] and the floor is ≥ 0."""
+    if max_fraction is not None and not 0 < max_fraction <= 1:
         raise ConfigError(f"the largest probe fraction must be in (0, 1], got {max_fraction!r}")
     if not min_bytes >= 0:
         raise ConfigError(f"the smallest probe sample must be 0 bytes or more, got "
                           f"{min_bytes!r}")
-    floor = min_bytes / input_bytes if input_bytes > 0 else 0.0
-    return min(target, max(max_fraction, floor))
 
 
 def choose_splits(n_splits: int, n_chosen: int, rng: np.random.Generator) -> list[int]:

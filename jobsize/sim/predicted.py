@@ -43,6 +43,7 @@ from jobsize.errors import ConfigError, InputError, JobsizeError
 from jobsize.sampler.sampling import (
     DEFAULT_MAX_FRACTION,
     DEFAULT_MIN_SAMPLE_BYTES,
+    check_budget,
     sample_fraction,
 )
 from jobsize.sim.size_sources import (
@@ -82,7 +83,7 @@ class ProbeCost:
     def __post_init__(self) -> None:
         if not (self.startup_s >= 0 and math.isfinite(self.startup_s)):
             raise ConfigError(f"probe start-up {self.startup_s!r} must be a non-negative number")
-        sample_fraction(1, 0, self.max_fraction, 0, self.min_sample_bytes)  # checks them
+        check_budget(self.max_fraction, self.min_sample_bytes)
 
     def fractions(self, workload: Workload) -> np.ndarray:
         """Each job's sample fraction."""
