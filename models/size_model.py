@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -322,54 +322,46 @@ class SizeModel:
             row_r = self._row(values, "SE_r", se_m, q)
             se_r, var_r = self.se_r.predict_one(row_r)
             b7 = self.se_r.coef_list[-1]
-        p = self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
-                         cluster)
-        return self._in_its_am(p, values) if uber else p
+        return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
+                            cluster, uber)
 
     def _probed(self, values: Mapping[str, float]) -> bool:
         """Whether the job carries a probe record this model can size it from."""
         return self.features == "probe" and math.isfinite(values.get(PROBE_FRACTION, math.nan))
 
-    @staticmethod
-    def _in_its_am(p: Prediction, values: Mapping[str, float]) -> Prediction:
-        """An uber job sized from its probe (``jobsize probe --force``): eq 6 and 7 give its
-        task times as for any job, and its tasks run one after another inside the
-        ApplicationMaster's container — its size is that container's (eq 5 with R_am), its
-        ideal run time the sum. S's quantiles scale with S (exact when the map and reduce
-        containers are alike)."""
-        _, _, _, _, ram_mem, ram_vc = containers(values)
-        r_am = Resources(ram_mem, ram_vc)
-        total = p.SE_m + p.SE_r
-        size = uber_size(p.SE_m, p.SE_r, r_am)
-        (m_lo, m_hi), (r_lo, r_hi) = p.SE_m_interval, p.SE_r_interval
-        scale = size.memory / p.S.memory if p.S.memory > 0 else 0.0
-        return replace(p, S=size, minE=total, APB=r_am if total > 0 else Resources(0.0, 0.0),
-                       S_interval=(r_am * (m_lo + r_lo), r_am * (m_hi + r_hi)), uber=True,
-                       quantiles={q: v * scale for q, v in p.quantiles.items()},
-                       notes=(*p.notes, "uber job sized from its probe: its tasks run one "
-                              "after another in the ApplicationMaster's container"))
-
     def _finish(self, se_m: float, var_m: float, se_r: float, var_r: float, b7: float,
                 values: Mapping[str, float], n_m: float, n_r: float, app: str | None,
                 row_m: list[float] | None, row_r: list[float] | None,
-                cluster: Resources) -> Prediction:
-        """Corrections, floors, intervals and flags on top of the regression's means."""
+                cluster: Resources, uber: bool = False) -> Prediction:
+        """Corrections, floors, intervals and flags on top of the regression's means.
+
+        An ``uber`` job here is one sized from its probe (``jobsize probe --force``): eq 6
+        and 7 give its task times as for any job, and its tasks run one after another inside
+        the ApplicationMaster's container — its size is that container's (eq 5 with R_am, as
+        :func:`~jobsize.models.resources.uber_size`), its ideal run time their sum."""
         notes: list[str] = []
         se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
         se_m = self._floored("SE_m", se_m, n_m, values, notes)
         if n_r > 0:
             se_r = self._floored("SE_r", se_r, n_r, values, notes)
-        rm_mem, rm_vc, rr_mem, rr_vc, _, _ = containers(values)
+        rm_mem, rm_vc, rr_mem, rr_vc, ram_mem, ram_vc = containers(values)
         r_m, r_r = Resources(rm_mem, rm_vc), Resources(rr_mem, rr_vc)
+        r_am = Resources(ram_mem, ram_vc) if uber else None
         size = job_size(se_m, se_r, r_m, r_r)
         extrapolation = self._outside(row_m, row_r)
-        intervals = self._intervals(se_m, var_m, se_r, var_r, b7, size, r_m, r_r, n_r)
+        intervals = self._intervals(se_m, var_m, se_r, var_r, b7, size, r_m, r_r, n_r, r_am)
         m_int, r_int, s_int, quantiles, method = intervals
-        minimum = min_e(se_m, se_r, n_m, n_r, r_m, r_r, cluster)
-        apb = Resources(0.0, 0.0) if minimum <= 0 else size * (1.0 / minimum)
+        if r_am is None:
+            minimum = min_e(se_m, se_r, n_m, n_r, r_m, r_r, cluster)
+            apb = Resources(0.0, 0.0) if minimum <= 0 else size * (1.0 / minimum)
+        else:
+            size, minimum = uber_size(se_m, se_r, r_am), se_m + se_r
+            apb = r_am if minimum > 0 else Resources(0.0, 0.0)
+            notes.append("uber job sized from its probe: its tasks run one after another in "
+                         "the ApplicationMaster's container")
         return Prediction(SE_m=se_m, SE_r=se_r, S=size, minE=minimum, APB=apb,
                           SE_m_interval=m_int, SE_r_interval=r_int, S_interval=s_int,
-                          level=self.level, uber=False, quantiles=quantiles,
+                          level=self.level, uber=uber, quantiles=quantiles,
                           interval_method=method, extrapolation=tuple(extrapolation),
                           notes=tuple(notes))
 
@@ -412,7 +404,13 @@ class SizeModel:
         return out
 
     def _intervals(self, se_m: float, var_m: float, se_r: float, var_r: float, b7: float,
-                   size: Resources, r_m: Resources, r_r: Resources, n_r: float):
+                   size: Resources, r_m: Resources, r_r: Resources, n_r: float,
+                   r_am: Resources | None = None):
+        """The phases' and S's intervals, S's quantiles and the method. With ``r_am`` (an
+        uber job) S is expressed in the ApplicationMaster's container: the conformal scores
+        are log ratios, scale-free, so S's calibrated quantiles, taken in the bin of the job's
+        size in map and reduce containers (what calibration saw), scale to it; the GLS
+        variance is that of eq 5 with R_am for both phases."""
         cal = self.calibration
         level = self.level
         if all(cal.get(name) is not None and cal[name].size >= MIN_CALIBRATION
@@ -420,11 +418,18 @@ class SizeModel:
             m_int = cal["SE_m"].interval(se_m, level) if se_m > 0 else (0.0, 0.0)
             r_int = (cal["SE_r"].interval(se_r, level)
                      if n_r > 0 and se_r > 0 and "SE_r" in cal else (0.0, 0.0))
+            shown = size if r_am is None else uber_size(se_m, se_r, r_am)
+            scale = shown.memory / size.memory if size.memory > 0 else 0.0
             lo, hi = cal["S"].interval(size.memory, level) if size.memory > 0 else (0.0, 0.0)
-            ratio = size.vcores / size.memory if size.memory > 0 else 0.0
-            s_int = (Resources(lo, lo * ratio), Resources(hi, hi * ratio))
-            quantiles = cal["S"].quantiles(size.memory) if size.memory > 0 else {}
+            ratio = shown.vcores / shown.memory if shown.memory > 0 else 0.0
+            s_int = (Resources(lo * scale, lo * scale * ratio),
+                     Resources(hi * scale, hi * scale * ratio))
+            quantiles = ({q: v * scale for q, v in cal["S"].quantiles(size.memory).items()}
+                         if size.memory > 0 else {})
             return m_int, r_int, s_int, quantiles, "conformal"
+        if r_am is not None:
+            r_m = r_r = r_am
+            size = uber_size(se_m, se_r, r_am)
         t_m = self.se_m.t
         t_r = self.se_r.t if (self.se_r is not None and n_r > 0) else 0.0
         var_own = var_r
@@ -618,9 +623,7 @@ class SizeModel:
                     p = self._finish(float(mean_m[i]), float(var_m[i]), float(mean_r[i]),
                                      float(var_r[i]), b7 if has_r[i] else 0.0, values,
                                      values["n_maps"], values["n_reduces"], tr.apps[i],
-                                     x_m[i].tolist(), row_r, cluster)
-                    if tr.uber[i]:
-                        p = self._in_its_am(p, values)
+                                     x_m[i].tolist(), row_r, cluster, bool(tr.uber[i]))
             except (InputError, ModelError) as exc:
                 if errors == "raise":
                     raise InputError(f"{tr.where(i)}: {getattr(exc, 'reason', exc)}",

@@ -249,10 +249,13 @@ def test_the_floor_is_the_probes_empty_task_where_it_ran_one(fitted, history):
     assert any("in the history" in note for note in unprobed.notes)
 
 
-def test_an_uber_job_probed_anyway_is_sized_from_its_probe_in_its_am(history):
+@pytest.mark.parametrize("calibrated", [False, True], ids=["gls", "conformal"])
+def test_an_uber_job_probed_anyway_is_sized_from_its_probe_in_its_am(history, calibrated):
     """`jobsize probe --force` probes an uber job: its tasks cost what eq 6 and 7 say, run one
     after another in the ApplicationMaster's container."""
     model = SizeModel.fit(history, form="tasks")
+    if calibrated:
+        model = calibrate(model, history)
     row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
     job = {**as_job(row), "job_name": None, "am_memory_mb": 2048.0, "am_vcores": 1.0}
     normal = model.predict_one(job_values({**job, "uberized": False}))
@@ -262,6 +265,14 @@ def test_an_uber_job_probed_anyway_is_sized_from_its_probe_in_its_am(history):
     assert uber.S.memory == pytest.approx(2048 * (normal.SE_m + normal.SE_r))
     assert uber.minE == pytest.approx(normal.SE_m + normal.SE_r)
     assert uber.S_interval[0].memory <= uber.S.memory <= uber.S_interval[1].memory
+    assert uber.APB.memory == 2048 and uber.interval_method == normal.interval_method
+    # S's interval and quantiles are the calibrated ones, in the AM's container
+    scale = uber.S.memory / normal.S.memory
+    for got, was in zip(uber.S_interval, normal.S_interval, strict=True):
+        assert got.memory == pytest.approx(was.memory * scale)
+    assert uber.interval_method == ("conformal" if calibrated else "gls")
+    assert uber.quantiles == pytest.approx({q: v * scale for q, v in normal.quantiles.items()})
+    assert bool(uber.quantiles) == calibrated
     assert any("sized from its probe" in note for note in uber.notes)
     # the batch path says the same
     frame = pd.DataFrame([row]).assign(uberized=True, am_memory_mb=2048, am_vcores=1,
