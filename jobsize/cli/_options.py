@@ -148,8 +148,8 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int |
                         help="reduce command; NONE or omitted: no reducer")
     parser.add_argument("--combiner", default=None, metavar="CMD", help="combine command")
     add_task_counts(parser, reduces_default=reduces_default,
-                    maps_help="number of map tasks N_m (Hadoop's hint: the input is cut into "
-                    "total/N-byte splits, at most --split-size)")
+                    maps_help="Hadoop's hint for the number of map tasks: the input is cut "
+                    "into total/N-byte splits, at most --split-size, and N_m is their number")
     parser.add_argument("--split-size", type=byte_size, default=None, metavar="BYTES",
                         help="largest split, e.g. 128M (default: the 64M block size)")
     parser.add_argument("-D", dest="properties", type=property_pair, action="append",

@@ -81,14 +81,25 @@ def _is_webhdfs(path: str) -> bool:
     return is_webhdfs_url(path)
 
 
-def _job_split_bytes(inputs: list[str], n_maps: int, split_size: int | None) -> int | None:
-    """The split size the job itself would use for local input (Hadoop's goal size), so the
-    sampler sees the job's N_m splits; for WebHDFS input the given size or the block size."""
-    from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, split_bytes_for
+def _job_splits(inputs: list[str], n_maps: int, split_size: int | None
+                ) -> tuple[int, int | None]:
+    """The job's N_m and the split size it cuts its input into. For local input these are what
+    ``jobsize run`` runs — ``--maps`` is Hadoop's hint (goal size = total / hint, at most the
+    split size), the map count is the number of splits — so the sampler sees the job's
+    splits and f_p is 1/max(N_m, N_r) of the job that runs. For WebHDFS input: the given
+    count, and the given size or the block size."""
+    from jobsize.engine.inputformat import (
+        DEFAULT_BLOCK_BYTES,
+        compute_splits,
+        input_files,
+        split_bytes_for,
+    )
 
     if any(_is_webhdfs(i) for i in inputs):
-        return split_size
-    return split_bytes_for(inputs, n_maps, split_size or DEFAULT_BLOCK_BYTES)
+        return n_maps, split_size
+    block = split_size or DEFAULT_BLOCK_BYTES
+    return (len(compute_splits(input_files(inputs), n_maps, block)),
+            split_bytes_for(inputs, n_maps, block))
 
 
 def probe_spec(args: argparse.Namespace) -> Any:
@@ -102,13 +113,14 @@ def probe_spec(args: argparse.Namespace) -> Any:
         conf.setdefault("dfs.blocksize", str(args.split_size or DEFAULT_BLOCK_BYTES))
     sizes = containers(conf)
     budget = sample_budget(args)
+    n_maps, split_bytes = _job_splits(args.inputs, args.n_maps, args.split_size)
     return ProbeSpec(
         mapper=args.mapper, reducer=reducer_of(args), combiner=args.combiner,
-        inputs=tuple(args.inputs), n_maps=args.n_maps, n_reduces=args.n_reduces,
+        inputs=tuple(args.inputs), n_maps=n_maps, n_reduces=args.n_reduces,
         map_memory_mb=sizes.map_memory_mb, map_vcores=sizes.map_vcores,
         reduce_memory_mb=sizes.reduce_memory_mb, reduce_vcores=sizes.reduce_vcores,
         am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
-        split_bytes=_job_split_bytes(args.inputs, args.n_maps, args.split_size),
+        split_bytes=split_bytes,
         max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
         max_fraction=budget["max_fraction"], min_sample_bytes=budget["min_bytes"],
         job_name=args.name or "job", conf=conf, files=tuple(args.files),

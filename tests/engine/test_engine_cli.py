@@ -85,6 +85,24 @@ def test_probe_prints_the_probe_record(programs, three_lines, capsys):
     assert json.loads(capsys.readouterr().out)["probe_map_output_records"] > 0
 
 
+def test_probe_sizes_the_job_run_runs_when_maps_is_only_a_hint(programs, three_lines,
+                                                                tmp_path, capsys):
+    """``--maps`` is Hadoop's hint: with a smaller split size the job runs more maps than it
+    says, and the probe's N_m, f_p and uber plan are those of the job that runs."""
+    split = str(three_lines.stat().st_size // 5)
+    shape = ["--maps", "2", "--reduces", "1", "--split-size", split]
+    uber_on = ["-D", "mapreduce.job.ubertask.enable=true"]
+    assert main(_probe_args(programs, three_lines, *shape, *uber_on, "--seed", "1")) == 0
+    probed = json.loads(capsys.readouterr().out)
+    assert main(["run", "--input", str(three_lines), "--mapper", shlex.join(programs["wc_map"]),
+                 "--reducer", shlex.join(programs["wc_reduce"]), *shape, *uber_on,
+                 "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out")]) == 0
+    ran = json.loads(capsys.readouterr().out)["record"]
+    assert probed["n_maps"] == ran["n_maps"] == 5
+    assert probed["uberized"] == ran["uberized"]
+    assert probed["probe_fraction"] == pytest.approx(1 / 5, rel=0.2)
+
+
 def test_probe_hadoop_prints_the_cluster_commands(programs, three_lines, tmp_path, capsys):
     sample_dir = tmp_path / "sample"
     assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "2", "--seed",
