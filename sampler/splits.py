@@ -150,6 +150,17 @@ class Splits(Sequence[Split]):
         for f in other._files:
             self.add_file(f.source, f.length, f.split_bytes)
 
+    def for_maps(self, n_maps: int) -> Splits:
+        """The splits of a job that asks for ``n_maps`` maps: as Hadoop Streaming's ``mapred``
+        ``FileInputFormat.getSplits(job, numSplits)``, the count is a hint — each file is cut
+        at ``min(goal, its split size)`` with goal = total bytes / ``n_maps`` — and
+        ``len()`` of the result is the job's N_m."""
+        goal = self.total_bytes // max(1, n_maps)
+        out = Splits()
+        for f in self._files:
+            out.add_file(f.source, f.length, max(1, min(goal, f.split_bytes)))
+        return out
+
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
 

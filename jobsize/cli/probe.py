@@ -81,28 +81,19 @@ def _is_webhdfs(path: str) -> bool:
     return is_webhdfs_url(path)
 
 
-def _job_splits(inputs: list[str], n_maps: int, split_size: int | None
-                ) -> tuple[int, int | None]:
-    """The job's N_m and the split size it cuts its input into. For local input these are what
-    ``jobsize run`` runs — ``--maps`` is Hadoop's hint (goal size = total / hint, at most the
-    split size), the map count is the number of splits — so the sampler sees the job's
-    splits and f_p is 1/max(N_m, N_r) of the job that runs. For WebHDFS input: the given
-    count, and the given size or the block size."""
-    from jobsize.engine.inputformat import (
-        DEFAULT_BLOCK_BYTES,
-        compute_splits,
-        input_files,
-        split_bytes_for,
-    )
+def job_splits(args: argparse.Namespace) -> Any:
+    """The splits of the job the options describe, listed once: cut at --split-size (the
+    64 MB block locally, each file's HDFS block size on WebHDFS), then at Hadoop's goal size
+    for the ``--maps`` hint, as ``jobsize run`` and Hadoop Streaming cut them. Their number
+    is the job's N_m."""
+    from jobsize.sampler.splits import input_splits
 
-    if any(_is_webhdfs(i) for i in inputs):
-        return n_maps, split_size
-    block = split_size or DEFAULT_BLOCK_BYTES
-    return (len(compute_splits(input_files(inputs), n_maps, block)),
-            split_bytes_for(inputs, n_maps, block))
+    return input_splits(args.inputs, args.split_size,
+                        **webhdfs_options(args)).for_maps(args.n_maps)
 
 
-def probe_spec(args: argparse.Namespace) -> Any:
+def probe_spec(args: argparse.Namespace, n_maps: int) -> Any:
+    """The probe of the job the options describe, whose input has ``n_maps`` splits."""
     from jobsize.sampler.probespec import ProbeSpec
     from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
@@ -113,14 +104,13 @@ def probe_spec(args: argparse.Namespace) -> Any:
         conf.setdefault("dfs.blocksize", str(args.split_size or DEFAULT_BLOCK_BYTES))
     sizes = containers(conf)
     budget = sample_budget(args)
-    n_maps, split_bytes = _job_splits(args.inputs, args.n_maps, args.split_size)
     return ProbeSpec(
         mapper=args.mapper, reducer=reducer_of(args), combiner=args.combiner,
         inputs=tuple(args.inputs), n_maps=n_maps, n_reduces=args.n_reduces,
         map_memory_mb=sizes.map_memory_mb, map_vcores=sizes.map_vcores,
         reduce_memory_mb=sizes.reduce_memory_mb, reduce_vcores=sizes.reduce_vcores,
         am_memory_mb=sizes.am_memory_mb, am_vcores=sizes.am_vcores,
-        split_bytes=split_bytes,
+        split_bytes=args.split_size,
         max_splits=args.max_splits or DEFAULT_MAX_SPLITS, seed=args.seed,
         max_fraction=budget["max_fraction"], min_sample_bytes=budget["min_bytes"],
         job_name=args.name or "job", conf=conf, files=tuple(args.files),
@@ -128,12 +118,12 @@ def probe_spec(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = probe_spec(args)
+    splits = job_splits(args)
+    spec = probe_spec(args, len(splits))
     if args.hadoop:
-        print(hadoop_commands(spec, args))
+        print(hadoop_commands(spec, splits, args))
         return 0
-    splits = spec.splits(**webhdfs_options(args))
-    input_bytes = sum(s.length for s in splits)
+    input_bytes = splits.total_bytes
     plan = spec.plan(input_bytes)
     # The job as `jobsize predict --job -` and jobsize.predict take it: its shape, its
     # configuration, whether it runs in uber mode, and (unless it does) its probe record.
@@ -152,15 +142,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def hadoop_commands(spec: Any, args: argparse.Namespace) -> str:
-    """Write the sample locally, one file per input file (the mapper keeps seeing each file's
-    name); return the upload command and the cluster probe command."""
+def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
+    """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
+    keeps seeing each file's name); return the upload command and the cluster probe command."""
     from jobsize.atomic import atomic_write
     from jobsize.errors import InputError
     from jobsize.sampler.probespec import render_hadoop
     from jobsize.schema import PROBE_ID_KEY
 
-    sample = spec.take_sample(**webhdfs_options(args))
+    sample = spec.take_sample(splits)
     by_file: dict[str, list[bytes]] = {}
     for chosen, data in sample.parts():
         by_file.setdefault(chosen.path, []).append(data)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jobsize.sampler.sampling import sample
 from jobsize.sampler.splits import (
     DEFAULT_SPLIT_BYTES,
@@ -31,6 +33,35 @@ def test_files_are_cut_into_split_size_pieces_with_hadoops_slop(tmp_path: Path) 
     assert total_bytes(splits) == 516
     assert all(s.file_length == {"a": 105, "b": 111, "c": 300}[Path(s.path).name]
                for s in splits)
+
+
+def test_a_map_hint_cuts_at_hadoops_goal_size(tmp_path: Path) -> None:
+    (tmp_path / "a").write_bytes(b"x" * 300)
+    (tmp_path / "b").write_bytes(b"x" * 100)
+    listed = local_splits(tmp_path, 1000)
+    assert len(listed) == 2
+    # goal = 400 / 4 = 100 bytes, below the split size: 3 + 1 splits
+    assert _layout(listed.for_maps(4)) == [("a", 0, 100), ("a", 100, 100), ("a", 200, 100),
+                                           ("b", 0, 100)]
+    # a goal above the split size leaves the splits as listed
+    assert _layout(listed.for_maps(1)) == _layout(listed)
+    assert total_bytes(listed.for_maps(7)) == 400
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(0, 5000), min_size=1, max_size=5),
+       split=st.integers(1, 4000), hint=st.integers(1, 50))
+def test_the_probes_splits_are_the_ones_the_engine_runs(tmp_path_factory, sizes, split, hint):
+    """The sampler's splits for a map hint are the local engine's (Hadoop Streaming's), so
+    ``jobsize probe`` and ``jobsize run`` agree on N_m."""
+    from jobsize.engine.inputformat import compute_splits, input_files
+
+    root = tmp_path_factory.mktemp("hint")
+    for i, size in enumerate(sizes):
+        (root / f"part-{i}").write_bytes(b"y" * size)
+    engine = compute_splits(input_files([root]), hint, split)
+    probe = local_splits(root, split).for_maps(hint)
+    assert _layout(probe) == [(Path(s.path).name, s.start, s.length) for s in engine]
 
 
 def test_default_split_size_is_64_mb() -> None:

@@ -333,3 +333,22 @@ def test_probe_cli_authenticates_to_webhdfs(hdfs: FakeHdfs, httpserver: HTTPServ
     assert set(hdfs.authorization) == {"Negotiate dGlja2V0"}
     out = capsys.readouterr().out
     assert ("hdfs dfs -put" in out) if hadoop else ('"uberized": true' in out)
+
+
+def test_probe_cli_counts_the_maps_hadoop_runs_on_hdfs(hdfs: FakeHdfs, httpserver: HTTPServer,
+                                                      capsys) -> None:
+    """Over WebHDFS too, ``--maps`` is a hint: each file is cut at min(its block, total/hint),
+    and the probe's N_m (and so f_p) is the number of those splits."""
+    from jobsize.cli import main
+
+    hdfs.files["/data/a.txt"] = data = _text(400)  # about 11 KB: 2-3 blocks of 4 KiB
+    url = f"webhdfs://{_nn(httpserver)}/data/a.txt"
+    blocks = len(webhdfs_splits(url, **FAST))
+    hinted = len(webhdfs_splits(url, len(data) // 8, **FAST))
+    for maps, expected in ((1, blocks), (8, hinted)):
+        assert main(["probe", "--input", url, "--mapper", "cat", "--reducer", "cat", "--maps",
+                     str(maps), "--reduces", "1", "--seed", "1"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["n_maps"] == expected
+        assert printed["probe_fraction"] == pytest.approx(1 / expected, rel=0.3)
+    assert blocks < 8 <= hinted
