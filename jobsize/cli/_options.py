@@ -26,6 +26,10 @@ CONTAINER_KEYS = {
     "yarn.app.mapreduce.am.resource.cpu-vcores": "am_vcores",
 }
 
+#: The map-count hint's key and Hadoop's default for it (mapred-default.xml).
+MAP_HINT_KEY = "mapreduce.job.maps"
+DEFAULT_MAP_HINT = 2
+
 
 def byte_size(text: str) -> int:
     """``65536``, ``64K``, ``64M``, ``1G`` (binary units; a trailing ``B``/``iB`` is allowed)."""
@@ -147,7 +151,7 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int |
     parser.add_argument("--reducer", default=None, metavar="CMD",
                         help="reduce command; NONE or omitted: no reducer")
     parser.add_argument("--combiner", default=None, metavar="CMD", help="combine command")
-    add_task_counts(parser, reduces_default=reduces_default,
+    add_task_counts(parser, reduces_default=reduces_default, maps_hint=True,
                     maps_help="Hadoop's hint for the number of map tasks: the input is cut "
                     "into total/N-byte splits, at most --split-size, and N_m is their number")
     parser.add_argument("--split-size", type=byte_size, default=None, metavar="BYTES",
@@ -160,16 +164,41 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int |
 
 
 def add_task_counts(parser: argparse.ArgumentParser, *, reduces_default: int | None,
-                    maps_help: str = "the job's number of map tasks N_m") -> None:
+                    maps_help: str = "the job's number of map tasks N_m",
+                    maps_hint: bool = False) -> None:
     """``--maps N`` and ``--reduces R`` (``-r``; ``-m`` kept hidden: it means --model
-    elsewhere)."""
+    elsewhere). With ``maps_hint`` --maps is Hadoop's hint and may be left out
+    (:func:`map_hint`); otherwise it is the job's N_m and required."""
+    default = (f"default: -D {MAP_HINT_KEY}, else Hadoop's {DEFAULT_MAP_HINT}" if maps_hint
+               else "required")
     parser.add_argument("--maps", dest="n_maps", type=count(1), metavar="N",
-                        help=f"{maps_help} (required)")
+                        help=f"{maps_help} ({default})")
     hidden_alias(parser, "-m", dest="n_maps", type=count(1))
-    require(parser, "n_maps", "--maps")
+    if not maps_hint:
+        require(parser, "n_maps", "--maps")
     parser.add_argument("--reduces", "-r", dest="n_reduces", type=count(0),
                         default=reduces_default, required=reduces_default is None,
                         metavar="R", help="number of reduce tasks N_r (0: map-only)")
+
+
+def map_hint(args: argparse.Namespace) -> int:
+    """The job's map-count hint: ``--maps``, else ``-D mapreduce.job.maps``, else Hadoop's
+    default (mapred-default.xml), as Hadoop Streaming takes it."""
+    from jobsize.errors import ConfigError
+
+    if args.n_maps is not None:
+        return int(args.n_maps)
+    given = dict(args.properties).get(MAP_HINT_KEY)
+    if given is None:
+        return DEFAULT_MAP_HINT
+    try:
+        value = int(given)
+    except ValueError:
+        raise ConfigError(f"{MAP_HINT_KEY} must be an integer, got {given!r}",
+                          where="-D") from None
+    if value < 1:
+        raise ConfigError(f"{MAP_HINT_KEY} must be at least 1, got {value}", where="-D")
+    return value
 
 
 def reducer_of(args: argparse.Namespace) -> str | None:

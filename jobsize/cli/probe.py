@@ -1,15 +1,16 @@
 """``jobsize probe``: the probing job of a job (paper §III-A) — run locally, or for a cluster.
 
-    jobsize probe --input INPUT... --mapper CMD [--reducer CMD] --maps N --reduces R
+    jobsize probe --input INPUT... --mapper CMD [--reducer CMD] [--maps N] --reduces R
                   [--max-splits K] [--seed S] [--split-size BYTES] [-D KEY=VALUE]... [--hadoop]
 
-Draws the job's sample (Algorithm 1), runs the job's mapper and reducer over it as one map and
-one reduce in this process (uber mode) and prints the probe record (the job record's ``probe_*``
-columns) as JSON. A job Hadoop would run in uber mode itself is not probed (the record says so)
-unless ``--force``. With ``--hadoop`` the sample is written to a local directory and the commands
-that upload it and run the probe on a cluster (``hadoop jar hadoop-streaming.jar``, uber mode,
-the probing queue) are printed instead; the probe carries ``jobsize.probe.id`` (a new UUID unless
-``-D jobsize.probe.id=...`` gives one), which the job itself is then run with.
+Draws the job's sample (Algorithm 1), runs the job's mapper and reducer over it as the split
+probe's few small tasks in this process (uber mode) and prints the probe record (the job
+record's ``probe_*`` columns) as JSON. A job Hadoop would run in uber mode itself is not probed
+(the record says so) unless ``--force``. With ``--hadoop`` the sample is written to a local
+directory and the commands that upload it and run the probe on a cluster (``hadoop jar
+hadoop-streaming.jar``, uber mode, the probing queue) are printed instead; the probe carries
+``jobsize.probe.id`` (a new UUID unless ``-D jobsize.probe.id=...`` gives one), which the job
+itself is then run with.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from jobsize.cli._options import (
     add_webhdfs_arguments,
     containers,
     count,
+    map_hint,
     reducer_of,
     sample_budget,
     webhdfs_options,
@@ -89,7 +91,7 @@ def job_splits(args: argparse.Namespace) -> Any:
     from jobsize.sampler.splits import input_splits
 
     return input_splits(args.inputs, args.split_size,
-                        **webhdfs_options(args)).for_maps(args.n_maps)
+                        **webhdfs_options(args)).for_maps(map_hint(args))
 
 
 def probe_spec(args: argparse.Namespace, n_maps: int) -> Any:

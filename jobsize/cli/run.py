@@ -1,6 +1,6 @@
 """``jobsize run``: run a streaming job on the local MapReduce engine and keep its history.
 
-    jobsize run --input INPUT... --mapper CMD [--reducer CMD] [--combiner CMD] --maps N
+    jobsize run --input INPUT... --mapper CMD [--reducer CMD] [--combiner CMD] [--maps N]
                 [--reduces R] --history DIR -o OUTDIR [--split-size BYTES] [-D KEY=VALUE]...
 
 Writes the job's output to OUTDIR (``part-NNNNN`` files and ``_SUCCESS``, as Hadoop does) and its
@@ -18,6 +18,7 @@ from jobsize.cli._options import (
     add_output,
     add_parallel,
     containers,
+    map_hint,
     reducer_of,
 )
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     split = args.split_size or DEFAULT_BLOCK_BYTES
     spec = JobSpec(
         inputs=tuple(args.inputs), output=args.output, mapper=args.mapper,
-        reducer=reducer_of(args), combiner=args.combiner, n_maps=args.n_maps,
+        reducer=reducer_of(args), combiner=args.combiner, n_maps=map_hint(args),
         n_reduces=args.n_reduces, split_bytes=split, name=args.name or "streamjob",
         queue=args.queue or "default", containers=containers(conf), conf=conf,
         overwrite=args.overwrite)

@@ -147,3 +147,20 @@ def test_the_probes_output_is_the_job_predict_takes_as_is(programs, three_lines,
     from_python = jobsize.predict(str(model), json.loads(document)).to_dict()
     assert from_cli == json.loads(json.dumps(from_python))
     assert from_cli["SE_m_s"] > 0 and not from_cli["uber"]
+
+
+def test_the_map_hint_defaults_as_hadoops_does(programs, three_lines, tmp_path, capsys):
+    """Without --maps the hint is -D mapreduce.job.maps, else Hadoop's default of 2 — the same
+    in probe and run; a hint that is not a count is a one-line error."""
+    split = ["--split-size", str(three_lines.stat().st_size)]
+    for given, maps in (([], 2), (["-D", "mapreduce.job.maps=3"], 3)):
+        assert main(_probe_args(programs, three_lines, "--reduces", "1", *split, *given)) == 0
+        assert json.loads(capsys.readouterr().out)["n_maps"] == maps
+        assert main(["run", "--input", str(three_lines), "--mapper", "cat", "--reduces", "0",
+                     *split, *given, "--history", str(tmp_path / f"h{maps}"),
+                     "-o", str(tmp_path / f"o{maps}")]) == 0
+        assert json.loads(capsys.readouterr().out)["record"]["n_maps"] == maps
+    assert main(_probe_args(programs, three_lines, "--reduces", "1", "-D",
+                            "mapreduce.job.maps=many")) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "mapreduce.job.maps must be an integer" in err
