@@ -190,7 +190,8 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in _ALL}
 #: no example, so a model fitted on them has never seen its like.
 HELD_OUT_PROFILES = ("record-heavy, no combiner", "expensive combiner", "per-task start-up",
                      "fixed-size task output", "cpu-bound map, tiny output",
-                     "superlinear reduce", "map-only expansion", "long records")
+                     "superlinear reduce", "map-only expansion", "long records",
+                     "framework-bound map")
 
 _HELD_OUT = (
     _job("chargrams", "chargrams", TEXT, "record-heavy, no combiner",
@@ -221,6 +222,10 @@ _HELD_OUT = (
     _job("pagestats", "pagestats", PAGES, "long records",
          "per-site statistics of crawled pages, one page of about 100 KB per record",
          combine=True, bytes_per_reduce=16 * MiB, max_reduces=4),
+    _job("wordsplit", "wordsplit", TEXT, "framework-bound map",
+         "every word on a line of its own, counted (tr and uniq -c): a map that scans its "
+         "input in blocks at C speed, so reading, partitioning and sorting millions of short "
+         "records is most of the job", bytes_per_reduce=16 * MiB, max_reduces=8),
 )
 
 #: Workloads kept out of every reference trace and model fit: the held-out kinds on which

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import itertools
 import re
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jobsize.workloads import (
     HELD_OUT,
@@ -22,6 +25,7 @@ from jobsize.workloads import (
     iplookup,
     neardup,
     pagestats,
+    wordsplit,
 )
 
 SIZE = 60_000
@@ -279,3 +283,31 @@ def test_pagestats_job_over_long_records(generated, job_runner):
         expected[pagestats.site(line.split("\t")[0])][0] += 1
         expected[pagestats.site(line.split("\t")[0])][1] += len(line.encode())
     assert got == {k: [str(v[0]), str(v[1])] for k, v in expected.items()}
+
+
+# --- wordsplit: a map as cheap as a Unix tool ---------------------------------------------------
+
+def test_wordsplit_roles_are_tr_and_uniq():
+    w = HELD_OUT["wordsplit"]
+    assert w.combiner is None and not w.map_only
+    assert _role(w, "map", "Abc, de f.\n\nxy--ab 12 c\n") == "Abc\nde\nf\nxy\nab\nc\n"
+    # a key without a value arrives with or without its tab
+    assert _role(w, "reduce", "ab\nab\t\nbc\n") == "ab\t2\nbc\t1\n"
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=st.binary(max_size=300), cuts=st.lists(st.integers(0, 300), max_size=6))
+def test_wordsplit_finds_the_same_words_however_its_input_is_cut(text, cuts):
+    bounds = [0, *sorted(c for c in cuts if c <= len(text)), len(text)]
+    blocks = iter([text[a:b] for a, b in itertools.pairwise(bounds)])
+    found = [word for block in wordsplit.word_blocks(blocks) for word in block]
+    assert found == re.findall(rb"[A-Za-z]+", text)
+
+
+def test_wordsplit_job_counts_every_word(generated, job_runner):
+    w = HELD_OUT["wordsplit"]
+    text = generated(w)[0].read_text()
+    expected = collections.Counter(re.findall(r"[A-Za-z]+", text))
+    got = {k: int(v) for k, v in (ln.split("\t") for ln in job_runner(w, generated(w)).lines())}
+    assert got == dict(expected)
+    assert sum(expected.values()) > len(text.splitlines()) * 5  # many short records a line
