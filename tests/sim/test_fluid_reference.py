@@ -17,9 +17,19 @@ def _close(got: list[float], want: list[float]) -> bool:
     return all(abs(g - w) <= 1e-9 * max(1.0, abs(w)) for g, w in zip(got, want, strict=True))
 
 
-times = st.one_of(st.integers(0, 12).map(float), st.floats(0, 30, allow_nan=False))
-sizes = st.one_of(st.just(0.0), st.integers(1, 6).map(float), st.floats(0.01, 10))
-estimates = st.one_of(st.just(0.0), st.integers(1, 8).map(float), st.floats(0.01, 20))
+def _grid(values: st.SearchStrategy[float]) -> st.SearchStrategy[float]:
+    """Values on a grid of 1e-3. Two inputs closer than that but not equal (an arrival at
+    1e-8 beside one at 0) make a near tie that the two implementations may break either way —
+    their tie tolerances sit on different quantities (remaining virtual work here, virtual
+    finish times in the reference) — and a near tie flips whole jobs. On the grid every
+    distinct quantity the policies compare differs by far more than the 1e-9 tolerance, while
+    exact ties, which both break by arrival, remain."""
+    return values.map(lambda x: round(x, 3))
+
+
+times = st.one_of(st.integers(0, 12).map(float), _grid(st.floats(0, 30, allow_nan=False)))
+sizes = st.one_of(st.just(0.0), st.integers(1, 6).map(float), _grid(st.floats(0.01, 10)))
+estimates = st.one_of(st.just(0.0), st.integers(1, 8).map(float), _grid(st.floats(0.01, 20)))
 
 
 @st.composite
@@ -53,6 +63,19 @@ def test_zero_size_job_waits_its_turn(policy: str) -> None:
             "fsp": 4.0, "fspe": 4.0, "fsp+ps": 4.0, "psbs": 4.0}[policy]
     assert got == pytest.approx([4.0, want])
     assert got == pytest.approx(reference_completions(arrival, size, estimate, policy))
+
+
+@pytest.mark.parametrize("policy", ["fsp", "fspe", "fsp+ps", "psbs"])
+def test_a_near_tie_goes_the_way_exact_arithmetic_sends_it(policy: str) -> None:
+    # Job 1 arrives at 1e-8, so when job 0 (3) arrives at 4, job 2 has 3 + 1e-8 of virtual
+    # work left: job 0 finishes first virtually (10 against 10 + 1e-8) and is served first.
+    # The reference, whose tie tolerance is on virtual finish times, calls this a tie and
+    # sends it to the earlier arrival; the grid of ``cases`` keeps such inputs out.
+    arrival, size = [4.0, 1e-8, 3.0], [3.0, 3.0, 4.0]
+    assert ps_finish_times(arrival, size) == pytest.approx([10.0, 3 + 2e-8, 10 + 1e-8],
+                                                           rel=1e-12)
+    assert completion_times(arrival, size, policy, size) == pytest.approx(
+        [7.0, 3 + 1e-8, 10 + 1e-8], rel=1e-12)
 
 
 def test_fsp_virtual_server_runs_while_the_real_one_idles() -> None:
