@@ -54,7 +54,7 @@ from jobsize.benchtrace.draw import Draw
 from jobsize.benchtrace.inputs import InputCache
 from jobsize.benchtrace.runner import INPUT_BUDGET, USER, BenchTrace, JobOutcome
 from jobsize.engine import JobSpec, LocalEngine, run_probe
-from jobsize.engine.inputformat import compute_splits, input_files, split_bytes_for
+from jobsize.engine.inputformat import compute_splits, input_files
 from jobsize.engine.spec import Containers
 from jobsize.errors import ConfigError, JobFailedError, JobsizeError
 from jobsize.models.evaluation import (
@@ -326,7 +326,7 @@ class HeldOutTrace(BenchTrace):
             map_memory_mb=c.map_memory_mb, map_vcores=c.map_vcores,
             reduce_memory_mb=c.reduce_memory_mb, reduce_vcores=c.reduce_vcores,
             am_memory_mb=c.am_memory_mb, am_vcores=c.am_vcores,
-            split_bytes=split_bytes_for(paths, n_maps, draw.split_bytes),
+            split_bytes=draw.split_bytes,
             max_splits=DEFAULT_MAX_SPLITS, seed=draw.probe_seed,
             max_fraction=self.design.max_fraction,
             job_name=name, conf=conf)
@@ -334,8 +334,8 @@ class HeldOutTrace(BenchTrace):
         shutil.rmtree(history, ignore_errors=True)
         self.dir.scratch.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        splits = spec.splits()
-        input_bytes = sum(s.length for s in splits)
+        splits = spec.splits().for_maps(n_maps)  # as `jobsize probe` cuts them
+        input_bytes = splits.total_bytes
         plan = spec.plan(input_bytes)
         out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                                "map_input_bytes": input_bytes, **plan.record(),
