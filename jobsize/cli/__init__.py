@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "probe": ("probe", "probe a job: its functions over a sample, one map and one reduce"),
     "sample": ("sample", "draw a probing job's sample of a job's input (Algorithm 1)"),
     "run": ("run", "run a streaming job on the local MapReduce engine"),
+    "hadoop": ("hadoop", "start, show or stop a real Hadoop mini cluster on this machine"),
     "collect": ("collect",
                 "collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)"),
     "bench-trace": ("bench_trace", "measure a reference trace: draw jobs like FB-2009, probe "
