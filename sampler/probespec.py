@@ -474,32 +474,32 @@ def _timed(function: Function | None, what: str, counter: str, python: str, star
             f"{counted} -- {_streaming_command(function, what)}")
 
 
-def render_hadoop(
+@dataclass(frozen=True)
+class StreamingProbe:
+    """The probe as a Hadoop Streaming job: its settings (generic ``-D`` options) and the
+    streaming tool's own arguments, in the order Hadoop Streaming takes them."""
+
+    conf: Mapping[str, str]
+    files: tuple[str, ...]
+    args: tuple[str, ...]
+
+    def argv(self) -> list[str]:
+        """The streaming tool's command-line arguments (after ``hadoop jar JAR``)."""
+        out = [a for key, value in self.conf.items() for a in ("-D", f"{key}={value}")]
+        return [*out, "-files", ",".join(self.files), *self.args]
+
+
+def streaming_probe(
     spec: ProbeSpec,
     *,
     sample: str | Sequence[str],
     sample_bytes: int,
     output: str,
-    streaming_jar: str = DEFAULT_STREAMING_JAR,
-    hadoop: str = "hadoop",
     python: str = "python3",
     fraction: float | None = None,
     probe_id: str | None = None,
-) -> str:
-    """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
-
-    ``sample`` is the HDFS path of the uploaded sample (several paths for a job whose mapper
-    tells its inputs apart; each becomes one map), ``sample_bytes`` its size and ``output`` an
-    HDFS directory that must not exist. The job runs in uber mode — one map per sample file and
-    one reduce inside the AM container, on the probing queue — with the job's container sizes,
-    the AM sized to hold them, and the mapper, combiner and reducer wrapped by
-    ``timing_wrapper.py``, which reports MFE, CFE and RFE as ``jobsize`` counters, each
-    function's start-up (its time over no input, run first in every task and combiner run:
-    what a task pays whatever its input) and the combiner's runs. The command is for a POSIX
-    shell, one option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
-    The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
-    the identity to give the production job too).
-    """
+) -> StreamingProbe:
+    """The probe as a Hadoop Streaming job in uber mode (see :func:`render_hadoop`)."""
     samples = [sample] if isinstance(sample, str) else list(sample)
     if not samples:
         raise ConfigError("no sample path to probe")
@@ -526,23 +526,56 @@ def render_hadoop(
         "yarn.app.mapreduce.am.resource.cpu-vcores": str(max(spec.am_vcores, spec.map_vcores,
                                                              spec.reduce_vcores)),
     }
+    args = [a for path in samples for a in ("-input", path)]
+    args += ["-output", output,
+             "-mapper", _timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python,
+                               MAP_FUNCTION_STARTUP_COUNTER)]
+    if spec.combiner is not None:
+        args += ["-combiner", _timed(spec.combiner, "combiner", COMBINE_FUNCTION_COUNTER,
+                                     python, COMBINE_FUNCTION_STARTUP_COUNTER,
+                                     COMBINE_RUNS_COUNTER)]
+    if spec.map_only:
+        args += ["-numReduceTasks", "0"]
+    else:
+        args += ["-reducer", _timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER, python,
+                                    REDUCE_FUNCTION_STARTUP_COUNTER),
+                 "-numReduceTasks", "1"]
+    return StreamingProbe(conf, (timing_wrapper.__file__, *spec.files), tuple(args))
+
+
+def render_hadoop(
+    spec: ProbeSpec,
+    *,
+    sample: str | Sequence[str],
+    sample_bytes: int,
+    output: str,
+    streaming_jar: str = DEFAULT_STREAMING_JAR,
+    hadoop: str = "hadoop",
+    python: str = "python3",
+    fraction: float | None = None,
+    probe_id: str | None = None,
+) -> str:
+    """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
+
+    ``sample`` is the HDFS path of the uploaded sample (several paths for a job whose mapper
+    tells its inputs apart; each becomes one map), ``sample_bytes`` its size and ``output`` an
+    HDFS directory that must not exist. The job runs in uber mode — one map per sample file and
+    one reduce inside the AM container, on the probing queue — with the job's container sizes,
+    the AM sized to hold them, and the mapper, combiner and reducer wrapped by
+    ``timing_wrapper.py``, which reports MFE, CFE and RFE as ``jobsize`` counters, each
+    function's start-up (its time over no input, run first in every task and combiner run:
+    what a task pays whatever its input) and the combiner's runs. The command is for a POSIX
+    shell, one option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
+    The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
+    the identity to give the production job too).
+    """
+    job = streaming_probe(spec, sample=sample, sample_bytes=sample_bytes, output=output,
+                          python=python, fraction=fraction, probe_id=probe_id)
     q = shlex.quote
     jar = streaming_jar if streaming_jar == DEFAULT_STREAMING_JAR else q(streaming_jar)
     lines = [f"{q(hadoop)} jar {jar}"]
-    lines += [f"-D {q(f'{key}={value}')}" for key, value in conf.items()]
-    lines.append("-files " + q(",".join([timing_wrapper.__file__, *spec.files])))
-    lines += [f"-input {q(path)}" for path in samples]
-    lines.append(f"-output {q(output)}")
-    lines.append("-mapper " + q(_timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python,
-                                       MAP_FUNCTION_STARTUP_COUNTER)))
-    if spec.combiner is not None:
-        lines.append("-combiner " + q(_timed(spec.combiner, "combiner", COMBINE_FUNCTION_COUNTER,
-                                             python, COMBINE_FUNCTION_STARTUP_COUNTER,
-                                             COMBINE_RUNS_COUNTER)))
-    if spec.map_only:
-        lines.append("-numReduceTasks 0")
-    else:
-        lines.append("-reducer " + q(_timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER,
-                                            python, REDUCE_FUNCTION_STARTUP_COUNTER)))
-        lines.append("-numReduceTasks 1")
+    lines += [f"-D {q(f'{key}={value}')}" for key, value in job.conf.items()]
+    lines.append("-files " + q(",".join(job.files)))
+    args = list(job.args)
+    lines += [f"{flag} {q(value)}" for flag, value in zip(args[::2], args[1::2], strict=True)]
     return " \\\n  ".join(lines)

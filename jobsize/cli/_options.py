@@ -205,6 +205,17 @@ def reducer_of(args: argparse.Namespace) -> str | None:
     return None if args.reducer in (None, "NONE") else args.reducer
 
 
+def job_properties(args: argparse.Namespace) -> dict[str, str]:
+    """The job's ``-D`` properties with its identity (``jobsize.probe.id``), derived from its
+    input, programs and user unless given, so that ``probe`` and ``run`` of the same job carry
+    the same one (:mod:`jobsize.sampler.identity`)."""
+    from jobsize.sampler.identity import with_identity
+
+    return with_identity(dict(args.properties), inputs=args.inputs, mapper=args.mapper,
+                         reducer=reducer_of(args), combiner=args.combiner,
+                         n_reduces=args.n_reduces or 0)
+
+
 def containers(conf: Mapping[str, str]) -> Any:
     """Container sizes (``jobsize.engine.Containers``) from ``-D`` properties (Hadoop's keys),
     defaults elsewhere."""

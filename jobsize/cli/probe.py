@@ -29,6 +29,7 @@ from jobsize.cli._options import (
     add_webhdfs_arguments,
     containers,
     count,
+    job_properties,
     map_hint,
     reducer_of,
     sample_budget,
@@ -61,13 +62,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "then sizes it from its probe rather than from the history's uber "
                         "jobs")
     parser.add_argument("--hadoop", action="store_true",
-                        help="print the commands that run the probe on a cluster instead")
+                        help="run the probe on Hadoop (the cluster `jobsize hadoop up` "
+                        "started) as a real uber-mode job, and read its record from the "
+                        "cluster's job history")
+    parser.add_argument("--cluster", default=None, metavar="DIR",
+                        help="with --hadoop: the mini cluster's directory (default as "
+                        "`jobsize hadoop`)")
+    parser.add_argument("--print-commands", action="store_true",
+                        help="with --hadoop: write the sample locally and print the commands "
+                        "that upload it and run the probe on another cluster, instead")
     parser.add_argument("--file", dest="files", action="append", default=[], metavar="PATH",
                         help="with --hadoop: a file to ship with the probe (-files), e.g. the "
                         "mapper's script (repeatable)")
-    parser.add_argument("--sample-dir", default=DEFAULT_SAMPLE_DIR, metavar="DIR",
-                        help=f"with --hadoop: local directory for the sample "
-                        f"(default {DEFAULT_SAMPLE_DIR})")
+    parser.add_argument("--sample-dir", default=None, metavar="DIR",
+                        help=f"with --hadoop: directory for the sample (default: "
+                        f"{DEFAULT_SAMPLE_DIR} with --print-commands, else a directory in "
+                        f"the cluster's file system)")
     parser.add_argument("--hdfs-dir", default=None, metavar="PATH",
                         help="with --hadoop: HDFS directory to upload the sample to "
                         "(default /tmp/jobsize-probe/<seed>)")
@@ -99,7 +109,7 @@ def probe_spec(args: argparse.Namespace, n_maps: int) -> Any:
     from jobsize.sampler.probespec import ProbeSpec
     from jobsize.sampler.sampling import DEFAULT_MAX_SPLITS
 
-    conf = dict(args.properties)
+    conf = job_properties(args)
     if not any(_is_webhdfs(i) for i in args.inputs):  # the engine's block: the split size
         from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES
 
@@ -122,7 +132,7 @@ def probe_spec(args: argparse.Namespace, n_maps: int) -> Any:
 def run(args: argparse.Namespace) -> int:
     splits = job_splits(args)
     spec = probe_spec(args, len(splits))
-    if args.hadoop:
+    if args.hadoop and args.print_commands:
         print(hadoop_commands(spec, splits, args))
         return 0
     input_bytes = splits.total_bytes
@@ -132,7 +142,9 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                            "map_input_bytes": input_bytes, **plan.record(),
                            "reason": plan.reason}
-    if plan.probe or args.force:
+    if (plan.probe or args.force) and args.hadoop:
+        out.update(probe_on_hadoop(spec, splits, args))
+    elif plan.probe or args.force:
         from jobsize.engine import LocalEngine, run_probe
         from jobsize.progress import progress_bar
 
@@ -144,13 +156,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
-    """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
-    keeps seeing each file's name); return the upload command and the cluster probe command."""
+def write_sample(spec: Any, splits: Any, directory: Path) -> tuple[Any, list[str]]:
+    """Draw the job's sample (Algorithm 1) and write it to ``directory``, one file per input
+    file (the mapper keeps seeing each file's name): ``i/<file name>``. Returns the sample and
+    the files' paths relative to ``directory``."""
     from jobsize.atomic import atomic_write
     from jobsize.errors import InputError
-    from jobsize.sampler.probespec import render_hadoop
-    from jobsize.schema import PROBE_ID_KEY
 
     sample = spec.take_sample(splits)
     by_file: dict[str, list[bytes]] = {}
@@ -159,14 +170,92 @@ def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
     if not any(b"".join(v) for v in by_file.values()):
         raise InputError("the sample is empty (no record starts in the sampled ranges); "
                          "try another --seed", source=", ".join(spec.inputs))
-    local = Path(args.sample_dir)
-    hdfs = (args.hdfs_dir or f"/tmp/jobsize-probe/{sample.seed}").rstrip("/")
     paths = []
     for i, (name, pieces) in enumerate(by_file.items()):
         base = Path(name.rstrip("/")).name or "input"
-        with atomic_write(local / str(i) / base) as handle:
+        with atomic_write(directory / str(i) / base) as handle:
             handle.write(b"".join(pieces))
-        paths.append(f"{hdfs}/{i}/{base}")
+        paths.append(f"{i}/{base}")
+    return sample, paths
+
+
+def probe_on_hadoop(spec: Any, splits: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Run the probe on the mini cluster as a real uber-mode Streaming job and return its
+    probe record, read back from the job's history as ``jobsize collect`` reads it.
+
+    The cluster's file system is this machine's, so writing the sample into a directory of the
+    cluster's is its upload. Hadoop runs at most one reduce in uber mode, so the probe is one
+    map per sample file and one reduce over all the sample's keys, each function timed by the
+    timing wrapper with its start-up (its run over no input) counted apart.
+    """
+    import dataclasses
+    import sys
+    import time
+
+    from jobsize.collectors.conf import read_conf
+    from jobsize.collectors.probe_join import find_probe
+    from jobsize.errors import JobFailedError
+    from jobsize.hadoop import find
+    from jobsize.hadoop.client import HadoopClient
+    from jobsize.progress import progress_bar
+    from jobsize.sampler.probespec import streaming_probe
+    from jobsize.schema import PROBE_ID_KEY
+
+    cluster = find(args.cluster)
+    stamp = f"{spec.conf[PROBE_ID_KEY]}-{time.time_ns()}"
+    where = Path(args.sample_dir or Path(cluster.directory, "probes", stamp)).resolve()
+    sample, paths = write_sample(spec, splits, where / "sample")
+    # Commands run in the cluster's containers on this machine, with this interpreter.
+    local = dataclasses.replace(spec, **{
+        name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
+        if getattr(spec, name) is not None})
+    job = streaming_probe(local, sample=[str(where / "sample" / p) for p in paths],
+                          sample_bytes=len(sample.data), output=str(where / "output"),
+                          python=sys.executable, fraction=sample.fraction,
+                          probe_id=spec.conf[PROBE_ID_KEY])
+    client = HadoopClient(cluster, log_dir=where)
+    with progress_bar("probing on Hadoop"):
+        ran = client.run("org.apache.hadoop.streaming.HadoopStreaming",
+                         [*job.argv(), "-cmdenv", f"PATH={_path()}"]).job
+    record = ran.record()
+    if record["state"] != "SUCCEEDED":
+        raise JobFailedError(f"the probe {record['state']} (see its history: "
+                             f"{ran.history_path})", source=ran.job_id)
+    if not record.get("uberized"):
+        raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
+    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path)
+    if probe is None:  # its configuration names it a probe; a history without it is damaged
+        raise JobFailedError("the probe's history does not name it a probe",
+                             source=ran.conf_path)
+    return {**probe.columns, "probe_job_id": ran.job_id,
+            "probe_history": str(ran.history_path)}
+
+
+def _this_python(function: Any) -> Any:
+    """A command whose program is ``python``/``python3`` run by this interpreter instead."""
+    import sys
+
+    if not callable(function) and function and function[0] in ("python", "python3"):
+        return (sys.executable, *function[1:])
+    return function
+
+
+def _path() -> str:
+    import os
+
+    return os.environ.get("PATH", "/usr/bin:/bin")
+
+
+def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
+    """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
+    keeps seeing each file's name); return the upload command and the cluster probe command."""
+    from jobsize.sampler.probespec import render_hadoop
+    from jobsize.schema import PROBE_ID_KEY
+
+    local = Path(args.sample_dir or DEFAULT_SAMPLE_DIR)
+    sample, written = write_sample(spec, splits, local)
+    hdfs = (args.hdfs_dir or f"/tmp/jobsize-probe/{sample.seed}").rstrip("/")
+    paths = [f"{hdfs}/{p}" for p in written]
     upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
               f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
     probe_id = spec.conf.get(PROBE_ID_KEY) or str(uuid.uuid4())

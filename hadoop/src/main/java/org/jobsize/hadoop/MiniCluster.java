@@ -78,6 +78,7 @@ public final class MiniCluster {
         conf.setInt(YarnConfiguration.NM_VCORES, vcores);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, memoryMb);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, vcores);
+        queues(conf);
         int nodeManagers = Integer.parseInt(args.getOrDefault("--nodemanagers", "2"));
         MiniMRYarnCluster cluster = new MiniMRYarnCluster("jobsize", nodeManagers);
         disableNodeManagerWebApps(cluster);
@@ -143,6 +144,22 @@ public final class MiniCluster {
     Field flag = MiniYARNCluster.class.getDeclaredField("isNMWebEnabled");
     flag.setAccessible(true);
     flag.setBoolean(cluster, false);
+  }
+
+  /**
+   * FSPY's two queues under the CapacityScheduler: {@code default} for production jobs and
+   * {@code probing}, where jobsize submits its probes; each may borrow the whole cluster when
+   * the other is idle.
+   */
+  static void queues(Configuration conf) {
+    String root = "yarn.scheduler.capacity.root";
+    conf.set(root + ".queues", "default,probing");
+    conf.set(root + ".default.capacity", "80");
+    conf.set(root + ".probing.capacity", "20");
+    conf.set(root + ".default.maximum-capacity", "100");
+    conf.set(root + ".probing.maximum-capacity", "100");
+    // Small clusters run several ApplicationMasters at once; Hadoop's 10 % would hold one.
+    conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
   }
 
   /** The settings both halves share: loopback, the local file system, short history moves. */
