@@ -14,9 +14,13 @@ probe: it is never a production job. :func:`join_probes` fills each production j
 columns from its probe's own record:
 
 1. by identity — the probe whose ``jobsize.probe.id`` the job carries; of several, the latest
-   submitted before the job (a recurring job may reuse its identity run after run);
-2. else by name and submit order — a job that carries no identity takes the latest probe of its
-   name submitted before it, among the probes whose identity no job carries.
+   submitted before the job and after its previous run (a recurring job keeps its identity run
+   after run). ``jobsize probe`` and ``jobsize run`` derive the identity from the job's user,
+   input and programs unless given (:mod:`jobsize.sampler.identity`), so they join by default;
+2. else by name and submit order — a job that carries no identity takes the one probe of its
+   name submitted before it and after the previous job of that name, among the probes whose
+   identity no job carries. Two or more such probes are jobs of one name probed before either
+   ran: the join is ambiguous and refused, each probe reported with the reason, never guessed.
 
 Only probes that succeeded are joined, and a job that already has probe columns keeps them.
 
@@ -272,9 +276,10 @@ def join_probes(jobs: pd.DataFrame, probes: Sequence[Probe],
           allow_later=True)
     carried = {v for v in identities.values() if v}
     nameable = [p for p in ok if p.probe_id is None or p.probe_id not in carried]
+    ambiguous: dict[str, str] = {}
     _pair(jobs, [i for i in rows if row_identity(i) is None],
           lambda i: _text(jobs.at[i, "job_name"]), _by(nameable, lambda p: p.probe_for),
-          taken, "name", allow_later=False)
+          taken, "name", allow_later=False, ambiguous=ambiguous)
 
     updated = {}
     for probe in open_probes:
@@ -285,7 +290,8 @@ def join_probes(jobs: pd.DataFrame, probes: Sequence[Probe],
             report.by_name += how == "name"
             probe = dataclasses.replace(probe, joined_job_id=str(jobs.at[i, "job_id"]))
         else:
-            report.unjoined[probe.job_id] = _why(probe, identities)
+            report.unjoined[probe.job_id] = ambiguous.get(probe.job_id) or _why(probe,
+                                                                                identities)
         updated[probe.job_id] = probe
     return Joined(jobs, [updated.get(p.job_id, p) for p in probes], report)
 
@@ -309,22 +315,49 @@ def _by(probes: Iterable[Probe], key: Callable[[Probe], str | None]) -> dict[str
 
 def _pair(jobs: pd.DataFrame, rows: list[int], key_of: Callable[[int], str | None],
           probes: Mapping[str, list[Probe]], taken: dict[str, tuple[int, str]], how: str,
-          *, allow_later: bool) -> None:
-    """Give each row, in submit order, the latest untaken probe of its key submitted before it
-    (with ``allow_later``, else the latest one at all)."""
+          *, allow_later: bool, ambiguous: dict[str, str] | None = None) -> None:
+    """Give each row the probe of its key submitted in its window: after the previous row of
+    the same key, up to the row's own submission.
+
+    By identity (``ambiguous`` None) the latest probe in the window is the job's — several are
+    the same job probed again — and with ``allow_later`` a row whose window is empty takes the
+    first probe submitted after it, before the next row of its key. By name several probes in
+    one window are two jobs of one name probed before either ran: which is which cannot be
+    told, so none is taken, and each is reported in ``ambiguous`` with the reason.
+    """
     done = {i for i, _ in taken.values()}
+    by_key: dict[str, list[int]] = defaultdict(list)
     for i in rows:
         key = key_of(i)
-        if i in done or key is None:
-            continue
+        if i not in done and key is not None:
+            by_key[key].append(i)
+    for key, keyed in by_key.items():
         free = [p for p in probes.get(key, ()) if p.job_id not in taken]
-        submit = _int(jobs.at[i, "submit_time_ms"])
-        before = [p for p in free if submit is None or (p.submit_time_ms or 0) <= submit]
-        chosen = before or (free if allow_later else [])
-        if chosen:
-            probe = max(chosen, key=lambda p: (p.submit_time_ms or 0, p.job_id))
-            taken[probe.job_id] = (i, how)
-            done.add(i)
+        bounds = [_int(jobs.at[i, "submit_time_ms"]) for i in keyed]
+        for n, i in enumerate(keyed):
+            low = bounds[n - 1] if n else None
+            high, after = bounds[n], bounds[n + 1] if n + 1 < len(keyed) else None
+            window = [p for p in free if p.job_id not in taken
+                      and (high is None or _submit(p) <= high)
+                      and (low is None or _submit(p) > low)]
+            if ambiguous is not None and len(window) > 1:
+                for p in window:
+                    ambiguous[p.job_id] = (
+                        f"ambiguous: {len(window)} probes named {key!r} were submitted before "
+                        f"job {jobs.at[i, 'job_id']} with no job of that name between them; "
+                        f"run each job with the {PROBE_ID_KEY} its probe printed")
+                continue
+            if not window and allow_later and high is not None:
+                window = sorted((p for p in free if p.job_id not in taken and _submit(p) > high
+                                 and (after is None or _submit(p) <= after)),
+                                key=lambda p: (_submit(p), p.job_id))[:1]
+            if window:
+                probe = max(window, key=lambda p: (_submit(p), p.job_id))
+                taken[probe.job_id] = (i, how)
+
+
+def _submit(probe: Probe) -> int:
+    return probe.submit_time_ms or 0
 
 
 def _fill(jobs: pd.DataFrame, i: int, probe: Probe) -> None:

@@ -64,17 +64,36 @@ def test_a_recurring_identity_joins_each_run_to_the_probe_just_before_it():
     assert list(frame["probe_map_output_records"]) == [1, 2]
 
 
-def test_by_name_each_job_takes_the_latest_probe_submitted_before_it():
+def test_by_name_each_job_takes_the_probe_submitted_since_the_previous_job_of_its_name():
     jobs = [_job("j1", "wc", 100), _job("j2", "wc", 300), _job("j3", "grep", 310)]
-    probes = [_probe("p0", "wc", 50, mor=9), _probe("p1", "wc", 80, mor=1),
-              _probe("p2", "wc", 290, mor=2), _probe("p3", "wc", 400, mor=3)]
+    probes = [_probe("p1", "wc", 80, mor=1), _probe("p2", "wc", 290, mor=2),
+              _probe("p3", "wc", 400, mor=3)]
     frame, out = _joined(jobs, probes)
     assert frame.loc["j1", "probe_map_output_records"] == 1
     assert frame.loc["j2", "probe_map_output_records"] == 2
     assert pd.isna(frame.loc["j3", "probe_map_output_records"])  # no grep probe
     assert out.report.by_name == 2
-    assert set(out.report.unjoined) == {"p0", "p3"}
+    assert set(out.report.unjoined) == {"p3"}
     assert "no job named 'wc' submitted after it" in out.report.unjoined["p3"]
+
+
+def test_two_jobs_of_one_name_probed_before_either_ran_are_refused_not_crossed():
+    jobs = [_job("a", "wc", 100), _job("b", "wc", 110)]
+    probes = [_probe("pa", "wc", 50, mor=1), _probe("pb", "wc", 60, mor=2)]
+    frame, out = _joined(jobs, probes)
+    assert frame[list(PROBE_COLUMNS)].isna().all().all()
+    assert out.report.joined == 0
+    assert set(out.report.unjoined) == {"pa", "pb"}
+    assert all(why.startswith("ambiguous: 2 probes named 'wc' were submitted before job a")
+               for why in out.report.unjoined.values())
+
+
+def test_a_job_probed_again_joins_its_latest_probe_by_identity():
+    frame, out = _joined([_job("j1", "wc", 100)],
+                         [_probe("p1", "wc", 50, "X", mor=1), _probe("p2", "wc", 60, "X", mor=2)],
+                         {"j1": "X"})
+    assert frame.loc["j1", "probe_map_output_records"] == 2
+    assert out.report.by_id == 1 and list(out.report.unjoined) == ["p1"]
 
 
 def test_a_probe_whose_identity_a_job_carries_is_not_taken_by_name():
