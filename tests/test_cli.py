@@ -71,3 +71,14 @@ def test_quiet_is_accepted_before_and_after_the_command() -> None:
     assert build_parser("fit").parse_args(["--quiet", "fit"]).quiet
     assert build_parser("fit").parse_args(["fit", "--quiet"]).quiet
     assert not build_parser("fit").parse_args(["fit"]).quiet
+
+
+def test_probe_hadoop_without_a_cluster_is_one_line(tmp_path, capsys):
+    data = tmp_path / "in.txt"
+    data.write_text("a b\n" * 100)
+    code = main(["probe", "--input", str(data), "--mapper", "cat", "--reduces", "0",
+                 "--hadoop", "--cluster", str(tmp_path / "none")])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"jobsize: error: {tmp_path / 'none'}: no mini cluster is running here "
+                   "(start one with `jobsize hadoop up`)"]
