@@ -3,6 +3,10 @@
     jobsize hadoop up [--dir DIR] [--nodemanagers N] [--nm-memory-mb MB] [--nm-vcores V]
     jobsize hadoop status [--dir DIR]
     jobsize hadoop down [--dir DIR]
+    jobsize hadoop build
+
+``build`` only builds the Maven module (fetching Hadoop's jars from Maven Central the first
+time) and prints its classpath, so that later ``up``s need no network.
 
 ``up`` builds the Maven module once (offline when Maven's cache holds the jars), starts Apache
 Hadoop's MiniMRYarnCluster and a JobHistoryServer on loopback, and prints the cluster's state
@@ -42,12 +46,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--dir", default=None, metavar="DIR",
                          help="the cluster's directory (default $JOBSIZE_HADOOP_DIR, else "
                          "~/.cache/jobsize/hadoop/cluster)")
+    actions.add_parser("build", help="build the Maven module (fetching Hadoop's jars once) "
+                       "and print its classpath")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from jobsize.hadoop import down, find, up
 
+    if args.action == "build":
+        from jobsize.hadoop.toolchain import classpath
+        from jobsize.progress import progress_bar
+
+        with progress_bar("building the Hadoop module"):
+            jars = classpath().jars
+        print("\n".join(jars))
+        return 0
     if args.action == "down":
         stopped = down(args.dir)
         print("stopped" if stopped else "no cluster was running", file=sys.stderr)
