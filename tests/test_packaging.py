@@ -26,7 +26,7 @@ def _installed_name(folder: Path, package_dir: dict[str, str]) -> str:
 def test_every_source_package_is_installed_under_jobsize() -> None:
     cfg = _setuptools()
     package_dir = cfg["package-dir"]
-    folders = {p.parent for top in ("jobsize", "models", "sampler", "collectors")
+    folders = {p.parent for top in ("jobsize", "models", "sampler", "collectors", "hadoop")
                for p in (ROOT / top).rglob("__init__.py")}
     expected = {_installed_name(f, package_dir) for f in folders} | DATA_PACKAGES
     assert expected == set(cfg["packages"])
@@ -36,7 +36,7 @@ def test_every_source_package_is_installed_under_jobsize() -> None:
 def test_the_old_top_level_names_do_not_import() -> None:
     import importlib.util
 
-    for name in ("models", "sampler", "collectors"):
+    for name in ("models", "sampler", "collectors", "hadoop"):
         spec = importlib.util.find_spec(name)
         assert spec is None or "jobsize" not in (spec.origin or ""), name
 
@@ -50,5 +50,19 @@ def test_every_bundled_data_file_is_package_data() -> None:
              for p in (ROOT / "datasets").rglob("*") if p.is_file()]
     assert "swim/FB-2009_samples_24_times_1hr_0.tsv" in files
     assert "swim/LICENSE" in files
+    missing = [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)]
+    assert not missing, f"not shipped in a wheel: {missing}"
+
+
+def test_the_hadoop_module_is_package_data() -> None:
+    """An installed jobsize builds the Maven module from its own copy: pom.xml and every
+    source and resource file under hadoop/src ship in a wheel."""
+    from fnmatch import fnmatch
+
+    patterns = _setuptools()["package-data"]["jobsize.hadoop"]
+    files = [p.relative_to(ROOT / "hadoop").as_posix()
+             for p in [ROOT / "hadoop" / "pom.xml", *(ROOT / "hadoop" / "src").rglob("*")]
+             if p.is_file()]
+    assert "pom.xml" in files and any(f.endswith("MiniCluster.java") for f in files)
     missing = [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)]
     assert not missing, f"not shipped in a wheel: {missing}"
