@@ -19,6 +19,7 @@ import os
 import pandas as pd
 
 from jobsize.boundedjson import decode_text
+from jobsize.bundled import resolve
 from jobsize.errors import ParseError
 from jobsize.validation import RecordCheck, validated
 
@@ -98,8 +99,11 @@ def read_swim(path: str | os.PathLike[str], *, check: RecordCheck | None = None
               ) -> pd.DataFrame:
     """Read a SWIM workload TSV: one row per job (job-record columns plus ``gap_ms``).
 
+    ``path`` may name a bundled workload where no such file is here (``FB-2009``,
+    ``datasets/swim/FB-2009_samples_24_times_1hr_0.tsv``: :func:`jobsize.bundled.resolve`).
     Raises :class:`~jobsize.errors.ParseError` naming the file and line for a malformed line.
     """
+    path = resolve(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
+from jobsize.bundled import resolve
 from jobsize.errors import ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
@@ -500,8 +501,11 @@ def read_trace(
 ) -> pd.DataFrame:
     """Read a parquet trace and conform it; errors name the file and the column.
 
-    A commit that a killed run left half done beside the file is finished first.
+    ``path`` may name a bundled trace where no such file is here: ``"reference"``,
+    ``"datasets/reference.parquet"`` (:func:`jobsize.bundled.resolve`). A commit that a killed
+    run left half done beside the file is finished first.
     """
+    path = resolve(path)
     recover(path)
     try:
         table = pq.read_table(path)
