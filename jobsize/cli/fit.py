@@ -34,7 +34,7 @@ from jobsize.models.evaluation import (
     evaluate,
 )
 from jobsize.models.modelfile import save_model
-from jobsize.models.regression import PhaseModel
+from jobsize.models.regression import DEFAULT_LEVEL, PhaseModel
 from jobsize.models.size_model import CLOCKS, FORM_DEFAULT, SizeModel
 from jobsize.models.variance import METHODS
 from jobsize.progress import progress_bar
@@ -94,8 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "job (sklearn's LeaveOneGroupOut)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the cross-validation shuffle (default: 0)")
-    parser.add_argument("--level", type=level, default=0.9,
-                        help="coverage of prediction intervals (default: 0.9)")
+    parser.add_argument("--level", type=level, default=DEFAULT_LEVEL,
+                        help=f"coverage of prediction intervals (default: {DEFAULT_LEVEL:g})")
     parser.add_argument("-o", "--output", metavar="MODEL.json",
                         help="write the model fitted on the whole trace here")
     parser.set_defaults(func=run)
