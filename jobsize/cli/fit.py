@@ -112,11 +112,11 @@ def run(args: argparse.Namespace) -> int:
                                  "none", eq7_fit=args.eq7_fit)
     console = Console()
     sources = sorted(set(records["source"].dropna()))
-    console.print(accuracy_table(evaluation, trace, model, sources))
+    print_table(console, accuracy_table(evaluation, trace, model, sources))
     for phase, table in coefficient_tables(model).items():
         phase_model = model.se_m if phase == "SE_m" else model.se_r
         assert phase_model is not None
-        console.print(coefficient_table(phase, table, phase_model))
+        print_table(console, coefficient_table(phase, table, phase_model))
     if model.se_r is None:
         console.print(model.training.get("note", "no eq 7 model"), style="yellow")
     console.print(model_summary(model), highlight=False)
@@ -130,6 +130,21 @@ def run(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # Tables
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal as wide as the terminal, elsewhere (a file, a pipe)
+    as wide as its cells need, so that no number is cut to fit rich's 80 columns."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    needed = console.measure(table, options=console.options.update_width(10_000)).maximum
+    console.width = max(width, needed)  # print(width=) only narrows
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def _r2(value: float) -> str:
