@@ -49,7 +49,7 @@ from jobsize.collectors.probe_join import (
 from jobsize.boundedjson import DECODER, loads, unreadable
 from jobsize.errors import ParseError
 from jobsize.schema import JOB_COLUMNS
-from jobsize.validation import RecordCheck, validated
+from jobsize.validation import ImpossibleValueError, RecordCheck, check_parsed, validated
 
 __all__ = ["HistoryTrace", "JobHistory", "collect_jhist", "find_jhist", "parse_jhist",
            "read_conf", "read_jhist"]
@@ -409,7 +409,9 @@ def _assemble(job: _Job, stream: _Stream, conf: Mapping[str, str], conf_source: 
     record = {column.name: record.get(column.name) for column in JOB_COLUMNS}
     record.update(job_id=job_id, state=job.state, complete=complete, source="jhist", **sizes,
                   **job.times(), **record_columns(counters))
-    return JobHistory(record=record, tasks=_task_rows(job, job_id, sizes), counters=counters,
+    tasks = _task_rows(job, job_id, sizes)
+    check_parsed(record, tasks, source=job.source)  # no negative count or time to a caller
+    return JobHistory(record=record, tasks=tasks, counters=counters,
                       complete=complete, conf=dict(conf), encoding=stream.encoding)
 
 
@@ -511,7 +513,13 @@ def collect_jhist(
     """
     histories: dict[str, tuple[Path, JobHistory]] = {}
     for path in find_jhist(paths):
-        history = read_jhist(path)
+        try:
+            history = read_jhist(path)
+        except ImpossibleValueError as exc:  # a bad record, as validated() would find it
+            if check is None or check.policy == "fail":
+                raise
+            check.rejected.append(exc.rejection)
+            continue
         job_id = history.record["job_id"]
         if job_id not in histories or (history.complete and not histories[job_id][1].complete):
             histories[job_id] = (path, history)

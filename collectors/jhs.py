@@ -56,7 +56,7 @@ from jobsize.schema import (
     tasks_path,
     write_trace_with_tasks,
 )
-from jobsize.validation import BadRecordError, RecordCheck, Rejection, validated
+from jobsize.validation import BadRecordError, RecordCheck, Rejection, check_parsed, validated
 
 API = "ws/v1/history/mapreduce/"
 STATES = ("SUCCEEDED", "FAILED", "KILLED", "ERROR")
@@ -183,6 +183,7 @@ class HistoryServer:
             record.update(_times(rows))
         else:
             record.update(_average_times(job))
+        check_parsed(record, rows, source=self.client.url(API + f"jobs/{job_id}"))
         probe = find_probe(record, conf, source=conf_url)
         return CollectedJob(record, rows, probe, probe_identity(conf))
 

@@ -15,10 +15,12 @@ business (its cost model), not this reader's.
 from __future__ import annotations
 
 import os
+import re
 
 import pandas as pd
 
 from jobsize.boundedjson import decode_text
+from jobsize.bundled import resolve
 from jobsize.errors import ParseError
 from jobsize.validation import RecordCheck, validated
 
@@ -36,15 +38,20 @@ _SECONDS = {"submit_time_ms", "gap_ms"}
 _LARGEST = 2**53
 
 
+#: A number as SWIM writes one: ASCII digits, a decimal point, an exponent. Python's int() and
+#: float() also take ``1_000``, other scripts' digits (``١٢٣``) and ``inf``; a SWIM file has none.
+_NUMERIC = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _number(text: str, name: str, *, source: object, where: str) -> int | float:
-    try:
+    if not _NUMERIC.fullmatch(text):
+        raise ParseError(f"{name}: expected a number in ASCII digits, found {text!r}",
+                         source=source, where=where)
+    if _INTEGER.fullmatch(text) and len(text) < 20:  # longer: out of range, as a float says
         value: int | float = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            raise ParseError(f"{name}: expected a number, found {text!r}",
-                             source=source, where=where) from None
+    else:
+        value = float(text)
         if value != value or value in (float("inf"), float("-inf")):
             raise ParseError(f"{name}: expected a finite number, found {text!r}",
                              source=source, where=where) from None
@@ -98,8 +105,11 @@ def read_swim(path: str | os.PathLike[str], *, check: RecordCheck | None = None
               ) -> pd.DataFrame:
     """Read a SWIM workload TSV: one row per job (job-record columns plus ``gap_ms``).
 
+    ``path`` may name a bundled workload where no such file is here (``FB-2009``,
+    ``datasets/swim/FB-2009_samples_24_times_1hr_0.tsv``: :func:`jobsize.bundled.resolve`).
     Raises :class:`~jobsize.errors.ParseError` naming the file and line for a malformed line.
     """
+    path = resolve(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()

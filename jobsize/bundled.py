@@ -3,6 +3,13 @@ of ``jobsize fit``) and the SWIM FB-2009 workload (the default workload of ``job
 
 The folder is found inside the installed package (``jobsize/datasets`` in a wheel) or beside it
 in a source checkout (``pip install -e .``). ``JOBSIZE_DATASET`` names another reference trace.
+
+Its files are reachable by name from any directory, from Python as from the command line
+(:func:`path`, and every reader of traces and workloads through :func:`resolve`)::
+
+    jobsize.read_trace("reference")                  # the measured reference trace
+    jobsize.read_trace("datasets/reference.parquet") # the same, where no such file is here
+    load_workload("FB-2009")
 """
 
 from __future__ import annotations
@@ -27,6 +34,12 @@ KNOWN_WORKLOADS = {
 #: The workload ``jobsize simulate`` replays when none is named.
 DEFAULT_WORKLOAD = "FB-2009"
 
+#: Traces shipped in ``datasets/``, by name.
+BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "heldout": "heldout.parquet"}
+
+#: The folder name a bundled file may be written under (``datasets/reference.parquet``).
+FOLDER = "datasets"
+
 
 def datasets_dir() -> Path:
     """``datasets/`` inside the installed package, else beside it in a source checkout."""
@@ -47,6 +60,59 @@ def reference_trace() -> Path:
     return path
 
 
+def _bundled(spec: str) -> Path | None:
+    """The bundled file ``spec`` names, if any: a trace or workload by name (``reference``,
+    ``heldout``, ``FB-2009``; case and suffix aside) or a file's path inside ``datasets/``,
+    with or without ``datasets/`` in front (``reference.tasks.parquet``,
+    ``datasets/swim/FB-2009_samples_24_times_1hr_0.tsv``)."""
+    text = spec
+    while text.startswith("./"):
+        text = text[2:]
+    if not text or text.startswith("/") or ".." in text.split("/"):
+        return None
+    if text.lower() == "reference" and "JOBSIZE_DATASET" in os.environ:
+        return Path(os.environ["JOBSIZE_DATASET"])  # the name, as `jobsize fit` takes it
+    if text.split("/")[0] == FOLDER:
+        text = text[len(FOLDER) + 1:]
+    stem = text.lower().removesuffix(".parquet")
+    for name, relative in BUNDLED_TRACES.items():
+        if stem == name:
+            return datasets_dir() / relative
+    stem = text.lower().removesuffix(".tsv")
+    for name, relative in BUNDLED_WORKLOADS.items():
+        if stem in (name.lower(), Path(relative).stem.lower()):
+            return datasets_dir() / relative
+    inside = datasets_dir() / text
+    return inside if text and inside.is_file() else None
+
+
+def path(name: str | os.PathLike[str]) -> Path:
+    """The bundled file ``name`` names, from any directory: ``path("reference")`` (the
+    measured reference trace, or ``JOBSIZE_DATASET``), ``path("heldout")``,
+    ``path("FB-2009")``, or a file of ``datasets/`` by its name there
+    (``path("reference.tasks.parquet")``, ``path("datasets/reference.parquet")``).
+
+    A name that is no bundled file is an InputError listing the names.
+    """
+    found = _bundled(os.fspath(name))
+    if found is None or not found.is_file():
+        names = ", ".join([*BUNDLED_TRACES, *BUNDLED_WORKLOADS])
+        raise InputError(f"no bundled data set of this name; bundled: {names}, or a file of "
+                         f"{datasets_dir()}", source=os.fspath(name))
+    return found
+
+
+def resolve(spec: str | os.PathLike[str]) -> str:
+    """``spec`` where such a file exists here; else the bundled file it names (:func:`path`);
+    else ``spec`` unchanged (its reader then says there is no such file). A file here
+    always wins over a bundled one of the same name."""
+    text = os.fspath(spec)
+    if Path(text).exists():
+        return text
+    found = _bundled(text)
+    return str(found) if found is not None and found.is_file() else text
+
+
 def resolve_workload(spec: str) -> str:
     """The file a ``--workload`` value names: a bundled workload by name (``FB-2009``, with or
     without ``.tsv``, or its SWIM file name where no such file exists here), else ``spec``.
@@ -56,6 +122,9 @@ def resolve_workload(spec: str) -> str:
     """
     if Path(spec).exists():
         return spec
+    found = resolve(spec)
+    if found != spec:
+        return found
     stem = Path(spec).name.removesuffix(".tsv")
     for name, relative in BUNDLED_WORKLOADS.items():
         if stem.lower() in (name.lower(), Path(relative).stem.lower()):

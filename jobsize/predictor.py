@@ -36,7 +36,7 @@ from jobsize.models.evaluation import calibrate, prequential_predictions
 from jobsize.models.job import flatten, job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.prediction import Prediction
-from jobsize.models.regression import check_level
+from jobsize.models.regression import DEFAULT_LEVEL, check_level
 from jobsize.models.resources import PAPER_CLUSTER, Resources
 from jobsize.models.size_model import (
     FORM_DEFAULT,
@@ -88,7 +88,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         What :meth:`predict` returns and :meth:`score` scores: S in MB·s (eq 5, memory), S in
         vcore·s, or SE_m / SE_r in seconds.
     level : float
-        Coverage of the prediction intervals.
+        Coverage of the prediction intervals (default :data:`DEFAULT_LEVEL`, 90 %).
     eq7_fit : "actual", "probe" or None
         What eq 7 (SE_r) is fitted on: the jobs' own counters or the probe's; it predicts from
         ``features`` either way. None (default): the jobs' own counters for probe features in
@@ -101,7 +101,7 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, features: str = "probe", method: str = "gls", target: str = "S",
-                 level: float = 0.95, form: str = FORM_DEFAULT, clock: str = "wall",
+                 level: float = DEFAULT_LEVEL, form: str = FORM_DEFAULT, clock: str = "wall",
                  calibrate: str | None = "auto", eq7_fit: str | None = None) -> None:
         self.features = features
         self.method = method

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
+from jobsize.bundled import resolve
 from jobsize.errors import ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
@@ -395,6 +396,17 @@ def _cast(series: pd.Series, col: Column, source: object) -> pd.Series:
         if bad.any():
             raise SchemaError(f"expected an integer, found {_first_bad(series, bad)}",
                               source=source, where=where)
+    if col.dtype == "Int64" and (pd.api.types.is_unsigned_integer_dtype(series)
+                                 or pd.api.types.is_float_dtype(series)):
+        # values past 2^63: pandas' cast would raise a bare TypeError
+        if pd.api.types.is_unsigned_integer_dtype(series):
+            bad = series.to_numpy(dtype="uint64", na_value=0) > LONG - 1
+        else:
+            values = series.to_numpy(dtype="float64", na_value=np.nan)
+            bad = ~np.isnan(values) & ((values >= LONG) | (values < -LONG))
+        if bad.any():
+            raise SchemaError(f"expected an integer within ±2^63, found "
+                              f"{_first_bad(series, bad)}", source=source, where=where)
     return series.astype(col.dtype)
 
 
@@ -500,8 +512,11 @@ def read_trace(
 ) -> pd.DataFrame:
     """Read a parquet trace and conform it; errors name the file and the column.
 
-    A commit that a killed run left half done beside the file is finished first.
+    ``path`` may name a bundled trace where no such file is here: ``"reference"``,
+    ``"datasets/reference.parquet"`` (:func:`jobsize.bundled.resolve`). A commit that a killed
+    run left half done beside the file is finished first.
     """
+    path = resolve(path)
     recover(path)
     try:
         table = pq.read_table(path)

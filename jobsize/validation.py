@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jobsize.boundedjson import LONG
-from jobsize.errors import ConfigError, SchemaError
+from jobsize.errors import ConfigError, ParseError, SchemaError
 from jobsize.schema import JOB_COLUMNS, TASK_COLUMNS, Column, conform
 
 POLICIES = ("fail", "skip")
@@ -322,6 +322,44 @@ def _charge_tasks_to_jobs(job_table: _Table, task_table: _Table,
         attempt = attempts[task_row]
         label = f"task row {task_row}" if attempt is None else f"attempt {_show(attempt)}"
         bad_jobs.setdefault(job_row, (column, value, f"{label}: {reason}"))
+
+
+class ImpossibleValueError(ParseError, BadRecordError):
+    """A parser assembled a record holding a value its column cannot hold; ``rejection`` says
+    which, for a collector that leaves such jobs out."""
+
+    def __init__(self, reason: str, *, rejection: Rejection, source: object = None,
+                 where: object = None) -> None:
+        super().__init__(reason, source=source, where=where)
+        self.rejection = rejection
+
+
+def check_parsed(record: Mapping[str, object], rows: Iterable[Mapping[str, object]] = (), *,
+                 source: object = None) -> None:
+    """Refuse, where a parser assembles them, a job record or attempt rows holding a value
+    their column cannot hold — a negative count or time, an integer beyond 2^63 — so that a
+    caller of the parser's API never receives one: an :class:`ImpossibleValueError` (a
+    ParseError) naming the job and the column. Missing values are the store's business."""
+    job = record.get("job_id")
+    place = None if job is None else f"job {_show(job)}"
+    tables = [(_check_columns({k: [v] for k, v in record.items()}, 1, JOB_COLUMNS), None)]
+    task_rows = list(rows)
+    if task_rows:
+        tables.append((_check_columns(_columns_of_rows(task_rows), len(task_rows),
+                                      TASK_COLUMNS), task_rows))
+    for table, of in tables:
+        for row in sorted(table.problems.rows):
+            column, value, reason = table.problems.rows[row]
+            if reason.startswith("required"):
+                continue
+            if of is not None:
+                attempt = of[row].get("attempt_id")
+                label = f"task row {row}" if attempt is None else f"attempt {_show(attempt)}"
+                reason = f"{label}: {reason}"
+            rejection = Rejection(None if source is None else str(source), place, column, value,
+                                  reason)
+            raise ImpossibleValueError(f"column {column!r}: {reason}, found {value}",
+                                       rejection=rejection, source=source, where=place)
 
 
 def checked_frame(frame: pd.DataFrame, *, source: object = None,

@@ -36,7 +36,7 @@ import pandas as pd
 from jobsize.models.conformal import Calibration
 from jobsize.models.design import optional_columns, training_columns
 from jobsize.models.recurring import application
-from jobsize.models.regression import min_jobs
+from jobsize.models.regression import DEFAULT_LEVEL, min_jobs
 from jobsize.models.resources import PAPER_CLUSTER
 from jobsize.models.size_model import FORM_DEFAULT, SizeModel, actual_sizes, eq7_fit_default
 from sklearn.metrics import r2_score
@@ -211,7 +211,7 @@ class Evaluation:
     groups: str | None = None  # cross-validation left one value of this column out at a time
     form: str = FORM_DEFAULT
     clock: str = "wall"
-    level: float = 0.9
+    level: float = DEFAULT_LEVEL
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -272,7 +272,7 @@ def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None
 
 
 def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
-                          level: float = 0.95, folds: int = 5, seed: int = 0,
+                          level: float = DEFAULT_LEVEL, folds: int = 5, seed: int = 0,
                           progress: Progress = _quiet, groups: str | None = None, *,
                           form: str = FORM_DEFAULT, clock: str = "wall",
                           calibrated: bool = False, eq7_fit: str | None = None
@@ -306,7 +306,7 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
 
 
 def prequential_predictions(records: pd.DataFrame, features: str = "probe",
-                            method: str = "gls", level: float = 0.95,
+                            method: str = "gls", level: float = DEFAULT_LEVEL,
                             progress: Progress = _quiet, *, form: str = FORM_DEFAULT,
                             clock: str = "wall", eq7_fit: str | None = None) -> pd.DataFrame:
     """Per-job prequential predictions: job_id, actual and predicted SE_m, SE_r (s), S.
@@ -406,7 +406,7 @@ class _JobRows:
 
 
 def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls",
-             level: float = 0.95, folds: int = 5, seed: int = 0,
+             level: float = DEFAULT_LEVEL, folds: int = 5, seed: int = 0,
              progress: Progress = _quiet, source: object = None, groups: str | None = None,
              *, form: str = FORM_DEFAULT, clock: str = "wall", calibrate_by: str | None = "auto",
              eq7_fit: str | None = None) -> tuple[SizeModel, Evaluation]:

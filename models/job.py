@@ -25,6 +25,10 @@ NUMERIC: frozenset[str] = frozenset(c.name for c in JOB_COLUMNS if c.dtype in ("
 #: Columns the size models may read: every numeric record column and the uber flag.
 USED: frozenset[str] = NUMERIC | {"uberized"}
 
+#: Columns counting tasks, and their largest value (Hadoop counts tasks in a Java int).
+TASK_COUNTS: frozenset[str] = frozenset(c.name for c in JOB_COLUMNS if c.unit == "tasks")
+MOST_TASKS = float(2**31 - 1)
+
 #: Sections a job document may nest its values in, merged over the top level in this order.
 SECTIONS = ("conf", "job", "probe")
 
@@ -107,10 +111,15 @@ def job_values(job: Mapping[str, object], source: object = None) -> dict[str, fl
             flag = _flag(key, value, source)
             if flag is not None:
                 out[name] = 1.0 if flag else 0.0
-        elif type(value) is float and 0.0 <= value < LARGEST:  # the common case, quickly
-            out[name] = value
+        elif type(value) is float and 0.0 <= value < LARGEST and name not in TASK_COUNTS:
+            out[name] = value  # the common case, quickly
         else:
             number = _number(key, value, source)
+            if number is not None and name in TASK_COUNTS and not (
+                    number.is_integer() and number <= MOST_TASKS):
+                raise InputError(f"expected a whole number of tasks up to {MOST_TASKS:.0f}, "
+                                 f"found {reprlib.repr(value)}", source=source,
+                                 where=f"key {key!r}")
             if number is not None:
                 out[name] = number
     return out

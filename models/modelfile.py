@@ -7,7 +7,7 @@ model predicts bit-for-bit as the saved one. A file is written atomically; nothi
 executable (no pickle). Layout (``version`` 2)::
 
     {"format": "jobsize-model", "version": 2, "written_by": "jobsize X.Y.Z",
-     "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.95,
+     "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.9,
      "key_cost": κ (what a key costs a reduce in records; absent in older files: 0),
      "eq7_fit": "actual" (only when eq 7 was fitted on other features than it predicts from),
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
@@ -69,6 +69,9 @@ MAX_KEY_COST = 1e6
 MAX_TRAINING_DEPTH = 16
 #: Smallest variance-model floor: it is the log's argument.
 MIN_FLOOR = 1e-300
+#: Longest mean task time a model file may hold (s): no task runs for thirty years. A guard's
+#: task floor times a job's tasks is a prediction; 1e308 s made it infinite.
+MAX_TASK_S = 1e9
 
 
 def _jobsize_version() -> str:
@@ -253,7 +256,11 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
         if phase not in phases or phases[phase] is None:
             node.fail("a guard for a model the file does not have")
         p = len(phases[phase].terms)
-        model.guards[phase] = _checked(node, lambda v, p=p: Guard.from_json(v, p))
+        model.guards[phase] = Guard(
+            low=node.key("low").vector(p).tolist(), high=node.key("high").vector(p).tolist(),
+            leverage=node.key("leverage").number(0.0, MAX_MAGNITUDE),
+            task_floor_s=node.key("task_floor_s").number(0.0, MAX_TASK_S))
+    _within_bounds(root.key("recurring"))
     model.recurring = _checked(root.key("recurring"), Recurring.from_json)
     if "key_cost" in root.value:  # files written before κ scale the reduce by records alone
         model.key_cost = root.key("key_cost").number(0.0, MAX_KEY_COST)
@@ -263,7 +270,23 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
     for name in cal.value:
         if name not in ("SE_m", "SE_r", "S"):
             cal.key(name).fail("expected calibrations of SE_m, SE_r and S only")
+        _within_bounds(cal.key(name))
         model.calibration[name] = _checked(cal.key(name), Calibration.from_json)
+
+
+def _within_bounds(node: _Node) -> None:
+    """Every number under ``node`` finite and of magnitude at most MAX_MAGNITUDE, or a
+    ModelFileError naming the first that is not by its JSON path."""
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item.value, dict):
+            pending.extend(item.key(name) for name in item.value)
+        elif isinstance(item.value, list):
+            pending.extend(_Node(v, f"{item.path}[{i}]", item.source)
+                           for i, v in enumerate(item.value))
+        elif isinstance(item.value, int | float) and not isinstance(item.value, bool):
+            item.number()
 
 
 def _checked(node: _Node, build: Any) -> Any:

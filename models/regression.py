@@ -50,6 +50,11 @@ def t_quantile(dof: int, level: float) -> float:
     return float(special.stdtrit(dof, 0.5 + level / 2))
 
 
+#: The coverage of prediction intervals wherever none is given: the library's, the CLI's and
+#: the service's (which serves the model's), 90 %.
+DEFAULT_LEVEL = 0.9
+
+
 def check_level(level: float) -> None:
     if not 0 < level < 1:
         raise ModelError(f"interval level must be between 0 and 1, got {level!r}")

@@ -57,7 +57,7 @@ from jobsize.models.guard import EMPTY_TASK_COLUMNS, Guard
 from jobsize.models.job import containers, is_uber
 from jobsize.models.prediction import Prediction
 from jobsize.models.recurring import Recurring, application
-from jobsize.models.regression import PhaseModel, check_level, t_quantile
+from jobsize.models.regression import DEFAULT_LEVEL, PhaseModel, check_level, t_quantile
 from jobsize.models.resources import (
     PAPER_CLUSTER,
     Resources,
@@ -222,7 +222,7 @@ class SizeModel:
 
     @classmethod
     def fit(cls, records: pd.DataFrame, features: str = "probe", method: str = "gls",
-            level: float = 0.95, *, form: str = FORM_DEFAULT, clock: str = "wall",
+            level: float = DEFAULT_LEVEL, *, form: str = FORM_DEFAULT, clock: str = "wall",
             partial: bool = False, source: object = None, eq7_fit: str | None = None
             ) -> SizeModel:
         """Fit on a DataFrame of job records (see the module docstring for which jobs count).

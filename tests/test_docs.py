@@ -1,9 +1,11 @@
 """Every ``python`` and ``sh`` block of README.md and docs/ runs, page by page.
 
-Each page runs in its own interpreter and scratch directory, its blocks in order, with the
-repository's ``datasets/`` linked in, ``jobsize`` and ``python`` of this environment first on
-PATH, and ``JOBSIZE_SHARED`` as the tests see it. Blocks tagged ``text`` (commands that need a
-real cluster, output) are not run; every block must say its language.
+Each page runs in its own interpreter, its blocks in order, in an empty directory outside the
+clone — as a user runs them, with no ``datasets/`` beside them: bundled data is reached by name
+(``jobsize.read_trace("reference")``), and a block that needs a file makes it. ``jobsize`` and
+``python`` of this environment come first on PATH, and ``JOBSIZE_SHARED`` is as the tests see
+it. Blocks tagged ``text`` (commands that need a real cluster, output) are not run; every block
+must say its language.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,16 +41,17 @@ def test_the_page_runs(page: Path, tmp_path: Path) -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(reason)
         pytest.skip(reason)
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "datasets").symlink_to(ROOT / "datasets")
     (tmp_path / "blocks.json").write_text(json.dumps(spec))
     bindir = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
-           "JOBSIZE_SHARED": str(SHARED), "MPLBACKEND": "Agg", "COLUMNS": "100"}
-    result = subprocess.run([sys.executable, str(Path(__file__).with_name("docs_blocks.py")),
-                             str(tmp_path / "blocks.json")], cwd=work, env=env,
-                            capture_output=True, text=True, timeout=300)
+    env = {key: value for key, value in os.environ.items() if key != "JOBSIZE_DATASET"}
+    env |= {"PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+            "JOBSIZE_SHARED": str(SHARED), "MPLBACKEND": "Agg", "COLUMNS": "100"}
+    with tempfile.TemporaryDirectory(prefix="jobsize-docs-") as scratch:
+        work = Path(scratch).resolve()
+        assert ROOT not in work.parents and not any(work.iterdir())
+        result = subprocess.run([sys.executable, str(Path(__file__).with_name("docs_blocks.py")),
+                                 str(tmp_path / "blocks.json")], cwd=work, env=env,
+                                capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-4000:]
 
 

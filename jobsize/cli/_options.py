@@ -57,6 +57,18 @@ def count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def count_or_all(text: str) -> int:
+    """A number of workers: at least 1, or -1 for all cores (joblib's ``n_jobs``; its other
+    negative values are refused)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for all cores, got {value}")
+    return value
+
+
 def _number(text: str) -> float:
     try:
         return float(text)

@@ -34,7 +34,7 @@ from jobsize.models.evaluation import (
     evaluate,
 )
 from jobsize.models.modelfile import save_model
-from jobsize.models.regression import PhaseModel
+from jobsize.models.regression import DEFAULT_LEVEL, PhaseModel
 from jobsize.models.size_model import CLOCKS, FORM_DEFAULT, SizeModel
 from jobsize.models.variance import METHODS
 from jobsize.progress import progress_bar
@@ -94,8 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "job (sklearn's LeaveOneGroupOut)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the cross-validation shuffle (default: 0)")
-    parser.add_argument("--level", type=level, default=0.9,
-                        help="coverage of prediction intervals (default: 0.9)")
+    parser.add_argument("--level", type=level, default=DEFAULT_LEVEL,
+                        help=f"coverage of prediction intervals (default: {DEFAULT_LEVEL:g})")
     parser.add_argument("-o", "--output", metavar="MODEL.json",
                         help="write the model fitted on the whole trace here")
     parser.set_defaults(func=run)
@@ -112,11 +112,11 @@ def run(args: argparse.Namespace) -> int:
                                  "none", eq7_fit=args.eq7_fit)
     console = Console()
     sources = sorted(set(records["source"].dropna()))
-    console.print(accuracy_table(evaluation, trace, model, sources))
+    print_table(console, accuracy_table(evaluation, trace, model, sources))
     for phase, table in coefficient_tables(model).items():
         phase_model = model.se_m if phase == "SE_m" else model.se_r
         assert phase_model is not None
-        console.print(coefficient_table(phase, table, phase_model))
+        print_table(console, coefficient_table(phase, table, phase_model))
     if model.se_r is None:
         console.print(model.training.get("note", "no eq 7 model"), style="yellow")
     console.print(model_summary(model), highlight=False)
@@ -130,6 +130,21 @@ def run(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # Tables
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal as wide as the terminal, elsewhere (a file, a pipe)
+    as wide as its cells need, so that no number is cut to fit rich's 80 columns."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    needed = console.measure(table, options=console.options.update_width(10_000)).maximum
+    console.width = max(width, needed)  # print(width=) only narrows
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def _r2(value: float) -> str:

@@ -42,12 +42,15 @@ DEFAULT_SAMPLE_DIR = "jobsize-probe-sample"
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "probe",
-        help="probe a job: its functions over a sample, one map and one reduce",
+        help="probe a job: its functions over a sample, in two maps and two reduces",
         description="Run a job's probing job: its own mapper and reducer over a sample of "
         "f_p = 1/max(N_m, N_r) of its input (at most --max-fraction of it, never less than "
-        "--min-sample), as two uneven maps and two uneven reduces in one process (uber "
-        "mode), and print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p, the "
-        "functions' start-ups) as JSON. Without --reducer the job is map-only (--reduces 0).",
+        "--min-sample), as two uneven maps (about 1/3 and 2/3 of the sample) and two uneven "
+        "reduces (about 1/3 and 2/3 of the keys), plus one empty map and one empty reduce "
+        "that time the functions' start-up, one task after another in one process (uber "
+        "mode); print the probe record (MFE, RFE, MO, MOR, RIR, RO, wall time, f_p, the "
+        "functions' start-ups; probe_map_tasks counts the two maps, probe_reduce_tasks the "
+        "three reduces) as JSON. Without --reducer the job is map-only (--reduces 0).",
     )
     add_job_arguments(parser, reduces_default=None)
     add_sample_budget(parser)

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
 from jobsize.cli import _ltyarn_dress, _slot_reproductions
-from jobsize.cli._options import add_output, hidden_alias
+from jobsize.cli._options import add_output, count_or_all, hidden_alias
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 
@@ -81,10 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rcp.add_argument("--rcp-alpha", type=float, default=None, help="α of eq 11 (fixed: 2)")
     rcp.add_argument("--rcp-beta", type=float, default=None, help="β of eq 11 (fixed: 5)")
     run_on = p.add_argument_group("where the simulations run")
-    run_on.add_argument("--parallel", type=int, default=1, metavar="N",
+    run_on.add_argument("--parallel", type=count_or_all, default=1, metavar="N",
                         help="parallel simulations (joblib; -1 = all cores; with a Dask or "
                         "Ray cluster, every worker unless N is given)")
-    hidden_alias(p, "--jobs", dest="parallel", type=int)
+    hidden_alias(p, "--jobs", dest="parallel", type=count_or_all)
     run_on.add_argument("--backend", help="loky (default), threading, dask or ray "
                         "(pip install 'jobsize[dask]' / 'jobsize[ray]')")
     run_on.add_argument("--scheduler-address", metavar="ADDRESS",

@@ -516,7 +516,8 @@ def test_negative_map_count_in_the_conf_is_a_bad_record(jhist_dir, tmp_path):
     (tmp_path / SLEEP_CONF).write_bytes(conf.replace(
         b"<name>mapreduce.job.maps</name><value>10</value>",
         b"<name>mapreduce.job.maps</name><value>-3</value>"))
-    with pytest.raises(BadRecordError, match=r"job_1329348432655_0001\.jhist: column 'n_maps': "
+    with pytest.raises(BadRecordError, match=r"job_1329348432655_0001\.jhist: job "
+                                             r"'job_1329348432655_0001': column 'n_maps': "
                                              r"expected ≥ 0, found -3"):
         collect_jhist([tmp_path])
     check = RecordCheck("skip")
