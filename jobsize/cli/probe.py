@@ -159,99 +159,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_sample(spec: Any, splits: Any, directory: Path) -> tuple[Any, list[str]]:
-    """Draw the job's sample (Algorithm 1) and write it to ``directory``, one file per input
-    file (the mapper keeps seeing each file's name): ``i/<file name>``. Returns the sample and
-    the files' paths relative to ``directory``."""
-    from jobsize.atomic import atomic_write
-    from jobsize.errors import InputError
-
-    sample = spec.take_sample(splits)
-    by_file: dict[str, list[bytes]] = {}
-    for chosen, data in sample.parts():
-        by_file.setdefault(chosen.path, []).append(data)
-    if not any(b"".join(v) for v in by_file.values()):
-        raise InputError("the sample is empty (no record starts in the sampled ranges); "
-                         "try another --seed", source=", ".join(spec.inputs))
-    paths = []
-    for i, (name, pieces) in enumerate(by_file.items()):
-        base = Path(name.rstrip("/")).name or "input"
-        with atomic_write(directory / str(i) / base) as handle:
-            handle.write(b"".join(pieces))
-        paths.append(f"{i}/{base}")
-    return sample, paths
-
-
 def probe_on_hadoop(spec: Any, splits: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Run the probe on the mini cluster as a real uber-mode Streaming job and return its
-    probe record, read back from the job's history as ``jobsize collect`` reads it.
-
-    The cluster's file system is this machine's, so writing the sample into a directory of the
-    cluster's is its upload. Hadoop runs at most one reduce in uber mode, so the probe is one
-    map per sample file and one reduce over all the sample's keys, each function timed by the
-    timing wrapper with its start-up (its run over no input) counted apart.
-    """
-    import dataclasses
-    import sys
-    import time
-
-    from jobsize.collectors.conf import read_conf
-    from jobsize.collectors.probe_join import find_probe
-    from jobsize.errors import JobFailedError
+    """The probe run on the mini cluster as a real uber-mode job
+    (:func:`jobsize.hadoop.probe.probe_on_hadoop`)."""
     from jobsize.hadoop import find
     from jobsize.hadoop.client import HadoopClient
+    from jobsize.hadoop.probe import probe_on_hadoop as run_it
     from jobsize.progress import progress_bar
-    from jobsize.sampler.probespec import streaming_probe
-    from jobsize.schema import PROBE_ID_KEY
 
-    cluster = find(args.cluster)
-    stamp = f"{spec.conf[PROBE_ID_KEY]}-{time.time_ns()}"
-    where = Path(args.sample_dir or Path(cluster.directory, "probes", stamp)).resolve()
-    sample, paths = write_sample(spec, splits, where / "sample")
-    # Commands run in the cluster's containers on this machine, with this interpreter.
-    local = dataclasses.replace(spec, **{
-        name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
-        if getattr(spec, name) is not None})
-    job = streaming_probe(local, sample=[str(where / "sample" / p) for p in paths],
-                          sample_bytes=len(sample.data), output=str(where / "output"),
-                          python=sys.executable, fraction=sample.fraction,
-                          probe_id=spec.conf[PROBE_ID_KEY])
-    client = HadoopClient(cluster, log_dir=where)
+    client = HadoopClient(find(args.cluster))
     with progress_bar("probing on Hadoop"):
-        ran = client.run("org.apache.hadoop.streaming.HadoopStreaming",
-                         [*job.argv(), "-cmdenv", f"PATH={_path()}"]).job
-    record = ran.record()
-    if record["state"] != "SUCCEEDED":
-        raise JobFailedError(f"the probe {record['state']} (see its history: "
-                             f"{ran.history_path})", source=ran.job_id)
-    if not record.get("uberized"):
-        raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
-    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path)
-    if probe is None:  # its configuration names it a probe; a history without it is damaged
-        raise JobFailedError("the probe's history does not name it a probe",
-                             source=ran.conf_path)
-    return {**probe.columns, "probe_job_id": ran.job_id,
-            "probe_history": str(ran.history_path)}
-
-
-def _this_python(function: Any) -> Any:
-    """A command whose program is ``python``/``python3`` run by this interpreter instead."""
-    import sys
-
-    if not callable(function) and function and function[0] in ("python", "python3"):
-        return (sys.executable, *function[1:])
-    return function
-
-
-def _path() -> str:
-    import os
-
-    return os.environ.get("PATH", "/usr/bin:/bin")
+        return run_it(spec, splits, client, directory=args.sample_dir)
 
 
 def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
     """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
     keeps seeing each file's name); return the upload command and the cluster probe command."""
+    from jobsize.hadoop.probe import write_sample
     from jobsize.sampler.probespec import render_hadoop
     from jobsize.schema import PROBE_ID_KEY
 

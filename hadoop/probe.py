@@ -1,0 +1,94 @@
+"""The probing job (paper §III-A, Algorithm 1) run by Hadoop itself.
+
+The sample is written into the cluster's file system — the mini cluster's is this machine's,
+so writing it there is its upload — and the probe is submitted as a Hadoop Streaming job in
+uber mode on the probing queue (:func:`jobsize.sampler.probespec.streaming_probe`). Hadoop runs
+at most one reduce in uber mode, so the probe is one map per sample file and one reduce over
+all the sample's keys: MFE, RFE and the combiner's time come from the timing wrapper, each
+function's start-up from its run over no input first (the per-task fixed costs), MO, MOR, RIR,
+RO and CPU time from Hadoop's own counters. The split probe's shape columns, which need two
+uneven tasks of each kind, stay null. The probe record is read back from the probe's own
+history as ``jobsize collect`` reads it (:func:`jobsize.collectors.probe_join.find_probe`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from jobsize.collectors.conf import read_conf
+from jobsize.collectors.probe_join import find_probe
+from jobsize.hadoop.client import STREAMING, HadoopClient
+from jobsize.sampler.probespec import ProbeSpec, streaming_probe
+
+from jobsize.atomic import atomic_write
+from jobsize.errors import InputError, JobFailedError
+from jobsize.schema import PROBE_ID_KEY
+
+
+def write_sample(spec: ProbeSpec, splits: Any, directory: Path) -> tuple[Any, list[str]]:
+    """Draw the job's sample (Algorithm 1) and write it to ``directory``, one file per input
+    file (the mapper keeps seeing each file's name): ``i/<file name>``. Returns the sample and
+    the files' paths relative to ``directory``."""
+    sample = spec.take_sample(splits)
+    by_file: dict[str, list[bytes]] = {}
+    for chosen, data in sample.parts():
+        by_file.setdefault(chosen.path, []).append(data)
+    if not any(b"".join(v) for v in by_file.values()):
+        raise InputError("the sample is empty (no record starts in the sampled ranges); "
+                         "try another --seed", source=", ".join(spec.inputs))
+    paths = []
+    for i, (name, pieces) in enumerate(by_file.items()):
+        base = Path(name.rstrip("/")).name or "input"
+        with atomic_write(directory / str(i) / base) as handle:
+            handle.write(b"".join(pieces))
+        paths.append(f"{i}/{base}")
+    return sample, paths
+
+
+def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
+                    directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Run ``spec``'s probe on ``client``'s cluster; return its probe record (the job
+    record's ``probe_*`` columns) with the probe's job id and history file.
+
+    ``directory`` (default: a new one under the cluster's ``probes/``) holds the sample, the
+    probe's output and its client's log. ``spec.conf`` must carry ``jobsize.probe.id``.
+    """
+    identity = spec.conf.get(PROBE_ID_KEY)
+    if not identity:
+        raise InputError(f"the probe has no {PROBE_ID_KEY}", source="probe spec")
+    where = Path(directory or Path(client.cluster.directory, "probes",
+                                   f"{identity}-{time.time_ns()}")).resolve()
+    sample, paths = write_sample(spec, splits, where / "sample")
+    # Commands run in the cluster's containers on this machine, with this interpreter.
+    local = dataclasses.replace(spec, **{
+        name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
+        if getattr(spec, name) is not None})
+    job = streaming_probe(local, sample=[str(where / "sample" / p) for p in paths],
+                          sample_bytes=len(sample.data), output=str(where / "output"),
+                          python=sys.executable, fraction=sample.fraction, probe_id=identity)
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    ran = client.run(STREAMING, [*job.argv(), "-cmdenv", f"PATH={path}"]).job
+    record = ran.record()
+    if record["state"] != "SUCCEEDED":
+        raise JobFailedError(f"the probe {record['state']} (see its history: "
+                             f"{ran.history_path})", source=ran.job_id)
+    if not record.get("uberized"):
+        raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
+    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path)
+    if probe is None:  # its configuration names it a probe; a history without it is damaged
+        raise JobFailedError("the probe's history does not name it a probe",
+                             source=ran.conf_path)
+    return {**probe.columns, "probe_job_id": ran.job_id,
+            "probe_history": str(ran.history_path)}
+
+
+def _this_python(function: Any) -> Any:
+    """A command whose program is ``python``/``python3`` run by this interpreter instead."""
+    if not callable(function) and function and function[0] in ("python", "python3"):
+        return (sys.executable, *function[1:])
+    return function
