@@ -78,6 +78,10 @@ public final class MiniCluster {
         conf.setInt(YarnConfiguration.NM_VCORES, vcores);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, memoryMb);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, vcores);
+        // The CapacityScheduler's default lets ApplicationMasters hold a tenth of the cluster:
+        // on two small NodeManagers that is one job at a time. Half lets a few run together,
+        // as on a shared cluster, and still leaves their tasks room.
+        conf.setFloat("yarn.scheduler.capacity.maximum-am-resource-percent", 0.5f);
         int nodeManagers = Integer.parseInt(args.getOrDefault("--nodemanagers", "2"));
         MiniMRYarnCluster cluster = new MiniMRYarnCluster("jobsize", nodeManagers);
         disableNodeManagerWebApps(cluster);
