@@ -244,3 +244,17 @@ def test_history_dump_reads_what_the_job_did(jobs, dumps):
     assert doc["job"]["total_maps"] == 2 and doc["job"]["status"] == "SUCCEEDED"
     assert all(t["status"] == "SUCCEEDED" for t in doc["tasks"])
     assert Path(doc["file"]).name.startswith(doc["job"]["id"])
+
+
+def test_history_dump_names_a_file_it_cannot_read(hadoop_cluster, tmp_path):
+    from history_dump import MAIN
+
+    bad = tmp_path / "bad.jhist"
+    bad.write_text("Avro-Json\nnot a schema\n")
+    for path, reason in ((bad, "IOException: "), (tmp_path / "none.jhist",
+                                                   "FileNotFoundException: ")):
+        done = subprocess.run(hadoop_cluster.java_command(MAIN, "--jhist", str(path)),
+                              capture_output=True, text=True, check=False,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.strip().splitlines()[-1].startswith(f"{path}: {reason}")

@@ -36,6 +36,10 @@ import org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser.TaskInfo;
  * <pre>
  * HistoryDump --jhist FILE[:FILE...]
  * </pre>
+ *
+ * <p>A file that cannot be opened or is not a history file stops it with one line on standard
+ * error naming the file, and exit status 2; damage further in is the parser's
+ * {@code parse_error}, with what it read before it.
  */
 public final class HistoryDump {
   private HistoryDump() {
@@ -50,8 +54,18 @@ public final class HistoryDump {
       if (file.isEmpty()) {
         continue;
       }
-      JobHistoryParser parser = new JobHistoryParser(local, new Path(new File(file).toURI()));
-      JobInfo job = parser.parse();
+      JobHistoryParser parser;
+      JobInfo job;
+      try {
+        parser = new JobHistoryParser(local, new Path(new File(file).toURI()));
+        job = parser.parse();
+      } catch (IOException e) {
+        // a file that cannot be opened, or does not start as a history file does: one line
+        String why = String.valueOf(e.getMessage()).replaceAll("\\s+", " ");
+        System.err.println(file + ": " + e.getClass().getSimpleName() + ": " + why);
+        System.exit(2);
+        return;
+      }
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("file", file);
       IOException problem = parser.getParseException();
