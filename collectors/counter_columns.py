@@ -87,7 +87,8 @@ def record_columns(counters: Mapping[str, Counters]) -> dict[str, Any]:
     """Counter columns of the job record from ``{"total"|"map"|"reduce": Counters}``.
 
     Totals come from ``counters["total"]``; MFE and RFE from the total, else from the map
-    (MFE) or reduce (RFE) counters; a counter not recorded is None.
+    (MFE) or reduce (RFE) counters; the map- and reduce-side columns from that side, 0 where
+    the side lacks a counter the total holds; a counter not recorded is None.
     """
     total = counters.get("total", {})
     row: dict[str, Any] = {column: lookup(total, group, name)
@@ -99,5 +100,11 @@ def record_columns(counters: Mapping[str, Counters]) -> dict[str, Any]:
         kind = int if JOB_SCHEMA[column].dtype == "Int64" else float
         row[column] = None if value is None else kind(value)
     for column, (phase, group, name) in PHASE_COLUMNS.items():
-        row[column] = lookup(counters.get(phase, {}), group, name)
+        value = lookup(counters.get(phase, {}), group, name)
+        if value is None and lookup(total, group, name) is not None:
+            # The total is the sum of the two sides: a side that does not hold a counter the
+            # total holds (the reduce side of a map-only job) counted 0, as the history
+            # server's REST API reports it.
+            value = 0
+        row[column] = value
     return row

@@ -11,7 +11,8 @@ From the events (JOB_SUBMITTED … JOB_FINISHED / JOB_FAILED / JOB_KILLED) the r
   time of the successful map and reduce attempts, paper eq 6 and 7 targets), the time wasted in
   failed and killed attempts, and MFE/RFE where the job recorded them (counter group
   ``jobsize``);
-- one row per finished map or reduce attempt (:data:`jobsize.schema.TASK_COLUMNS`);
+- one row per map or reduce attempt that started and finished (:data:`jobsize.schema.TASK_COLUMNS`),
+  as Hadoop's JobHistoryParser lists them;
 - the counters as Hadoop grouped them, job totals and the map and reduce sides.
 
 A file that ends early — a job still running, an AM that crashed mid-write — yields the events
@@ -324,7 +325,9 @@ class _Job:
                 self.job_counters = {"total": f.counters("totalCounters") or {},
                                      "map": f.counters("mapCounters") or {},
                                      "reduce": f.counters("reduceCounters") or {}}
-        elif kind == "TASK_FINISHED":
+        elif kind in ("TASK_FINISHED", "TASK_FAILED"):
+            # A failed (or killed) task records its counters too (Hadoop 2.x on); the history
+            # server sums them with the finished tasks' for a job that recorded no totals.
             task_id, counters = f.str("taskid"), f.counters("counters")
             if task_id is not None and counters is not None:
                 self.task_counters[task_id] = (f.str("taskType") or "", counters)
@@ -347,14 +350,19 @@ class _Job:
         elif what in _ATTEMPT_END:
             attempt.status = _ATTEMPT_END[what]
             attempt.finish = f.int("finishTime")
-            if phase == "REDUCE":
+            if phase == "REDUCE" and what == "FINISHED":
                 attempt.shuffle_finish = f.int("shuffleFinishTime")
                 attempt.sort_finish = f.int("sortFinishTime")
+            elif phase == "REDUCE":
+                # A failed or killed attempt's event has no phase times: Hadoop's
+                # JobHistoryParser (and so the history server) gives its finish time to both.
+                attempt.shuffle_finish = attempt.sort_finish = attempt.finish
 
     def counters(self) -> dict[str, Counters]:
         if self.job_counters is not None:
             return self.job_counters
-        # A failed, killed or unfinished job records no totals: sum its finished tasks.
+        # A failed, killed or unfinished job records no totals: sum its tasks' counters,
+        # finished and failed alike, as the history server does (its JobCounterInfo).
         by_type = {"map": [c for t, c in self.task_counters.values() if t == "MAP"],
                    "reduce": [c for t, c in self.task_counters.values() if t == "REDUCE"]}
         return {"total": merge(by_type["map"] + by_type["reduce"]),
@@ -377,8 +385,12 @@ class _Job:
 def _task_rows(job: _Job, job_id: str, sizes: Mapping[str, int]) -> list[dict[str, Any]]:
     rows = []
     for attempt in job.attempts.values():
-        if attempt.status is None:
-            continue  # still running when the file ends
+        if attempt.status is None or attempt.start is None:
+            # Still running when the file ends; or never started: an attempt killed before
+            # it ran (a speculative one whose twin finished first) has only its end event,
+            # finish time 0, and Hadoop's JobHistoryParser (and so the history server) does
+            # not list it.
+            continue
         phase = "map" if attempt.task_type == "MAP" else "reduce"
         rows.append({
             "job_id": job_id, "task_id": attempt.task_id, "attempt_id": attempt.attempt_id,

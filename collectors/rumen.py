@@ -7,18 +7,24 @@ not recorded). The record's counter columns are sums over successful map or redu
 SE_m and SE_r are the successful attempts' summed elapsed times, wasted time the failed and
 killed ones'. ``jobMapMB``/``jobReduceMB`` give the container memory where positive. Every map
 and reduce attempt becomes a task row — the recorded durations the simulator replays.
+
+A trace may hold one job twice (Rumen's own test traces do): a copy that reads as the same
+record and the same attempts is kept once, with a :class:`~jobsize.errors.JobsizeWarning`; a
+copy that differs is a :class:`~jobsize.errors.ParseError` naming the file, the job, both lines
+and what differs.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import pandas as pd
 from jobsize.collectors.json_stream import documents, read_bytes
 from jobsize.collectors.rest import JsonView
 
-from jobsize.errors import ParseError
+from jobsize.errors import JobsizeWarning, ParseError
 from jobsize.validation import RecordCheck, validated
 
 _OUTCOMES = {"SUCCESS": "SUCCEEDED", "SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED",
@@ -115,17 +121,50 @@ def parse_rumen(data: bytes, *, source: object = "<rumen>", check: RecordCheck |
                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse Rumen trace content; see :func:`read_rumen`."""
     jobs, tasks, places = [], [], []
+    seen: dict[Any, tuple[int, dict[str, Any], list[dict[str, Any]]]] = {}
     for value, line in documents(data, source):
         view = JsonView(value, f"{source}: line {line}")
         if not isinstance(value, dict):
             raise ParseError("expected a job object", source=source, where=f"line {line}")
         record, rows = job_record(view)
+        job_id = record["job_id"]
+        if job_id in seen:
+            first_line, first, first_rows = seen[job_id]
+            conflict = _conflict(first, first_rows, record, rows)
+            if conflict:
+                raise ParseError(f"job {job_id} appears twice and the copies differ: "
+                                 f"{conflict} (first at line {first_line})", source=source,
+                                 where=f"line {line}")
+            warnings.warn(f"{source}: line {line}: job {job_id} appears again, identical to "
+                          f"line {first_line}; kept once", JobsizeWarning, stacklevel=2)
+            continue
+        seen[job_id] = (line, record, rows)
         jobs.append(record)
         tasks.extend(rows)
         places.append(f"line {line}")
     if not jobs:
         raise ParseError("no jobs in the trace", source=source)
     return validated(jobs, tasks, source=source, places=places, check=check)
+
+
+def _conflict(first: dict[str, Any], first_rows: list[dict[str, Any]],
+              again: dict[str, Any], rows: list[dict[str, Any]]) -> str | None:
+    """What differs between two readings of one job (None: nothing the record keeps): an
+    attempt first (the job's times are sums of its attempts'), else a column of the record."""
+    attempts = {row["attempt_id"]: row for row in first_rows}
+    others = {row["attempt_id"]: row for row in rows}
+    for attempt_id in sorted(attempts.keys() | others.keys(), key=str):
+        a, b = attempts.get(attempt_id), others.get(attempt_id)
+        if a is None or b is None:
+            return f"attempt {attempt_id} is in {'the second' if a is None else 'the first'} " \
+                   "copy only"
+        for column, value in a.items():
+            if b.get(column) != value:
+                return f"attempt {attempt_id}: {column} {value!r} then {b.get(column)!r}"
+    for column, value in first.items():
+        if again.get(column) != value:
+            return f"{column} {value!r} then {again.get(column)!r}"
+    return None
 
 
 def read_rumen(path: str | os.PathLike[str], *, check: RecordCheck | None = None

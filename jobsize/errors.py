@@ -74,3 +74,8 @@ class JobFailedError(JobsizeError):
 
 class SimulationError(JobsizeError):
     """A workload or cluster cannot be simulated as given."""
+
+
+class JobsizeWarning(UserWarning):
+    """Something in the input was odd but could be read without guessing (e.g. a job a trace
+    holds twice, identically: kept once). Shown through Python's :mod:`warnings`."""

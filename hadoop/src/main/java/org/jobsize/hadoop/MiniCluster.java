@@ -158,7 +158,9 @@ public final class MiniCluster {
     conf.set(root + ".probing.capacity", "20");
     conf.set(root + ".default.maximum-capacity", "100");
     conf.set(root + ".probing.maximum-capacity", "100");
-    // Small clusters run several ApplicationMasters at once; Hadoop's 10 % would hold one.
+    // The CapacityScheduler's default lets ApplicationMasters hold a tenth of the cluster: on
+    // two small NodeManagers that is one job at a time. Half lets a few run together, as on a
+    // shared cluster, and still leaves their tasks room.
     conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
   }
 
