@@ -232,11 +232,12 @@ def input_paths(kind: str, directory: Path) -> list[str]:
 
 
 def generate(client: HadoopClient, kind: str, directory: str | Path, size_bytes: int, *,
-             maps: int = 1, seed: int = 0, timeout_s: float | None = None
-             ) -> tuple[list[str], list[HadoopJob]]:
+             maps: int = 1, seed: int = 0, conf: Mapping[str, str] | None = None,
+             timeout_s: float | None = None) -> tuple[list[str], list[HadoopJob]]:
     """Make ``size_bytes`` of input ``kind`` in ``directory`` (which must not exist: Hadoop's
     generators refuse an existing output). Returns the paths to give the example and the
-    generator's jobs (none for an input written here)."""
+    generator's jobs (none for an input written here). ``conf``: more ``-D`` settings of the
+    generator's job."""
     where = Path(directory).resolve()
     if where.exists():
         raise ConfigError("the input directory to generate exists already", source=where)
@@ -255,8 +256,8 @@ def generate(client: HadoopClient, kind: str, directory: str | Path, size_bytes:
         return input_paths(kind, where), []
     where.parent.mkdir(parents=True, exist_ok=True)
     step = generator_step(kind, where, size_bytes, maps=maps)
-    submission = client.example(step.program, step.args, conf=step.conf, output=str(where),
-                                timeout_s=timeout_s)
+    submission = client.example(step.program, step.args, conf={**step.conf, **dict(conf or {})},
+                                output=str(where), timeout_s=timeout_s)
     _check(submission, step.program)
     return input_paths(kind, where), list(submission.jobs)
 
