@@ -46,6 +46,17 @@ GREP_PATTERN = "un[a-z]*"
 #: The client's poll of a running job (Job.waitForCompletion; Hadoop's default is 5 s, which a
 #: job of a few seconds would wait out). Client-side only: the job's tasks never read it.
 CLIENT_POLL = {"mapreduce.client.completion.pollinterval": "500"}
+#: Settings an example needs on the mini cluster. terasort's TotalOrderPartitioner reads its
+#: cut points from ``_partition.lst``, a relative path that the task resolves against the job's
+#: working directory on the default file system — the submitting client's directory when that
+#: file system is the local one, where no such file is (the distributed cache links it into the
+#: container's directory) — so with more than one reduce every map fails. TeraSort's own
+#: SimplePartitioner cuts the key range evenly instead, which for teragen's uniformly random
+#: keys gives the same total order without a partition file (and without the client's sampling
+#: of the input).
+EXAMPLE_CONF: dict[str, dict[str, str]] = {
+    "terasort": {"mapreduce.terasort.simplepartitioner": "true"},
+}
 #: teragen writes rows of this many bytes.
 TERA_ROW_BYTES = 100
 
@@ -109,7 +120,7 @@ class Example:
     def conf(self, reduces: int | None = None) -> dict[str, str]:
         """Generic ``-D`` settings: the client's short poll, and the reduce count where the
         program takes it from the configuration."""
-        conf = dict(CLIENT_POLL)
+        conf = {**CLIENT_POLL, **EXAMPLE_CONF.get(self.name, {})}
         if reduces is not None and self.reduces == "conf":
             conf["mapreduce.job.reduces"] = str(reduces)
         return conf

@@ -167,6 +167,7 @@ def test_each_example_gets_its_programs_arguments() -> None:
     for name in ("secondarysort", "multifilewc", "wordmean", "wordmedian"):
         assert args(name) == ["/in", "/out"]
     assert EXAMPLES["terasort"].conf(3)["mapreduce.job.reduces"] == "3"
+    assert EXAMPLES["terasort"].conf()["mapreduce.terasort.simplepartitioner"] == "true"
     assert "mapreduce.job.reduces" not in EXAMPLES["sort"].conf(3)  # it takes -r
     with pytest.raises(Exception, match="join needs two or more inputs"):
         args("join")
