@@ -89,17 +89,19 @@ class HadoopClient:
         self.history_timeout_s = history_timeout_s
 
     def run(self, main: str, args: Sequence[str], *, output: str | None = None,
-            timeout_s: float | None = None) -> Submission:
+            timeout_s: float | None = None,
+            cwd: str | os.PathLike[str] | None = None) -> Submission:
         """Run ``main`` in a client JVM; wait for the history of every job it submitted.
 
         A job that fails is returned with state FAILED (its history says why), not raised:
-        a failed job is a measurement too. A client that submits nothing raises.
+        a failed job is a measurement too. A client that submits nothing raises. ``cwd`` is
+        the client's working directory, where relative paths resolve (grep's temporary one).
         """
         command = self.cluster.java_command(main, *args)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
-                                  stdin=subprocess.DEVNULL, check=False)
+                                  stdin=subprocess.DEVNULL, check=False, cwd=cwd)
         except subprocess.TimeoutExpired as exc:
             raise JobFailedError(f"the client did not finish within {timeout_s:.0f} s",
                                  source=shlex.join(command[-len(args) - 1:])[:200]) from exc
@@ -154,10 +156,11 @@ class HadoopClient:
         return self._one(STREAMING, args, output=output, timeout_s=timeout_s)
 
     def example(self, program: str, args: Sequence[str], *, conf: Mapping[str, str] | None = None,
-                output: str | None = None, timeout_s: float | None = None) -> Submission:
+                output: str | None = None, timeout_s: float | None = None,
+                cwd: str | os.PathLike[str] | None = None) -> Submission:
         """One of Hadoop's MapReduce examples (``wordcount``, ``grep``, ``terasort``, ...)."""
         return self.run(EXAMPLES, [program, *generic_options(conf or {}), *args],
-                        output=output, timeout_s=timeout_s)
+                        output=output, timeout_s=timeout_s, cwd=cwd)
 
     def kill(self, job_id: str) -> None:
         """Kill a running job, as ``mapred job -kill`` does."""

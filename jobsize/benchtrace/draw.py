@@ -15,7 +15,8 @@ Each job of a trace is drawn independently:
 3. map-only or not: in the SWIM sample of FB-2009 (5,894 jobs) 85 % of the one-block jobs and
    21 % of the larger ones shuffle nothing — those are the probabilities used;
 4. a workload uniformly among the map-only or the other reference workloads (the held-out
-   workloads of ``jobsize.workloads.HELD_OUT`` only when named in ``workloads``);
+   workloads of ``jobsize.workloads.HELD_OUT``, and Hadoop's Java examples
+   ``java:<program>`` of :mod:`jobsize.benchtrace.java`, only when named in ``workloads``);
 5. ``N_r = round(r × N_m)`` with r uniform in [0.05, 0.25] (the 5-25 % of Zaharia et al.), at
    least 1 and at most the workload's ``max_reduces`` (0 for a map-only job);
 6. optionally (``split_sizes``) the job's split (block) size uniformly among several, and
@@ -36,8 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jobsize.benchtrace.java import kind
 from jobsize.errors import ConfigError
-from jobsize.workloads import WORKLOADS, workload
+from jobsize.workloads import WORKLOADS
 
 KiB = 1024
 
@@ -90,7 +92,7 @@ class Distribution:
     def __post_init__(self) -> None:
         names = tuple(self.workloads)
         for name in names:
-            workload(name)  # a ConfigError naming the choices
+            kind(name)  # a ConfigError naming the choices
         if not names:
             raise ConfigError("no workloads to draw from")
         if self.split_bytes < 1 or self.map_scale < 1 or any(b < 1 for b in self.split_sizes):
@@ -103,11 +105,11 @@ class Distribution:
 
     @property
     def map_only_workloads(self) -> tuple[str, ...]:
-        return tuple(n for n in self.workloads if workload(n).map_only)
+        return tuple(n for n in self.workloads if kind(n).map_only)
 
     @property
     def reduce_workloads(self) -> tuple[str, ...]:
-        return tuple(n for n in self.workloads if not workload(n).map_only)
+        return tuple(n for n in self.workloads if not kind(n).map_only)
 
     def settings(self) -> dict[str, object]:
         """What a trace directory must be resumed with (JSON-ready)."""
@@ -139,7 +141,7 @@ class Draw:
 
     @property
     def input_kind(self) -> str:
-        return workload(self.workload).input_kind
+        return kind(self.workload).input_kind
 
     @property
     def input_key(self) -> tuple[str, int, int]:
@@ -167,7 +169,7 @@ def draw_job(seed: int, index: int, dist: Distribution) -> Draw:
         choices = dist.workloads
     name = choices[int(rng.integers(len(choices)))]
     ratio = float(rng.uniform(*dist.reduce_ratio))
-    w = workload(name)
+    w = kind(name)
     n_reduces = 0 if w.map_only else min(w.max_reduces, max(1, round(ratio * n_maps)))
     probe_seed = int(rng.integers(2**31))
     # drawn last, and only when asked for, so the draws above stay those of older traces

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from jobsize.workloads import GENERATORS
@@ -34,10 +34,14 @@ def _size(directory: Path) -> int:
 
 class InputCache:
     """Inputs under ``root``, generated on demand; ``future`` maps each input to the draw
-    indices that will still read it, in order. ``budget`` bounds the bytes kept for later."""
+    indices that will still read it, in order. ``budget`` bounds the bytes kept for later.
+    ``generators`` adds input kinds to the reference workloads' (:data:`GENERATORS`)."""
 
-    def __init__(self, root: Path, future: dict[Key, list[int]], budget: int) -> None:
+    def __init__(self, root: Path, future: dict[Key, list[int]], budget: int,
+                 generators: Mapping[str, Callable[[Path, int, int], list[Path]]] | None = None
+                 ) -> None:
         self.root = Path(root)
+        self.generators = {**GENERATORS, **dict(generators or {})}
         self.future = {k: list(v) for k, v in future.items()}
         self.budget = budget
         self.generated = 0  # inputs made by this cache (not found on disk)
@@ -63,7 +67,7 @@ class InputCache:
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir()
             try:
-                GENERATORS[kind](tmp, size, seed)
+                self.generators[kind](tmp, size, seed)
                 os.replace(tmp, final)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)

@@ -12,11 +12,20 @@ For each :class:`~jobsize.benchtrace.draw.Draw`, in index order:
 5. its record is read back from that .jhist by ``jobsize.collectors.jhist`` (the same path a
    cluster's history takes), joined with the probe's columns, ``job_type``, ``source``, the draw
    index and the machine's load, and appended to the trace with the job's task attempts.
+
+With ``engine="hadoop"`` step 4 submits the same streaming job (the workload's commands,
+unchanged) to the mini cluster of ``jobsize hadoop up`` (:mod:`jobsize.hadoop`), with the
+split size as the block size of the cluster's (local) file system, and step 5 reads the
+``.jhist`` and ``_conf.xml`` the cluster wrote, copied into the trace's history under the local
+engine's names. Probes still run on the local engine. The records' ``source`` says which
+engine measured them (:data:`SOURCES`). Such a trace may also draw Hadoop's Java examples
+(:mod:`jobsize.benchtrace.java`), which are run, not probed.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -27,17 +36,23 @@ from typing import Any
 
 from jobsize.benchtrace.draw import Distribution, Draw, draw_jobs, uses
 from jobsize.benchtrace.inputs import InputCache
+from jobsize.benchtrace.java import is_java, kind
 from jobsize.benchtrace.tracedir import DRAW_INDEX, SETTINGS_NAME, TRACE_NAME, TraceDirectory
 from jobsize.collectors.jhist import JobHistory, read_jhist
 from jobsize.engine import JobSpec, LocalEngine, run_probe
 from jobsize.engine.appmaster import warn_if_oversubscribed
 from jobsize.engine.inputformat import compute_splits, input_files
-from jobsize.errors import JobFailedError
+from jobsize.errors import ConfigError, JobFailedError
 from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
 from jobsize.workloads import workload
 
-#: ``source`` of the records a bench trace measures.
+#: ``source`` of the records a bench trace measures (on the local engine).
 SOURCE = "bench-trace"
+#: ``source`` by the engine that ran the job.
+SOURCES = {"local": SOURCE, "hadoop": f"{SOURCE}:hadoop"}
+ENGINES = tuple(SOURCES)
+#: Hadoop's block size of a file on its local file system: the split size on the mini cluster.
+LOCAL_BLOCK_KEY = "fs.local.block.size"
 #: The user the reference jobs run as (kept out of the trace: no login names in a dataset).
 USER = "jobsize"
 #: Default bytes of generated input kept on disk for later jobs.
@@ -67,6 +82,9 @@ class BenchTrace:
     """The measurement of one trace directory. ``workers``: size of the engine's process pool
     (default: the machine's cores); ``input_budget``: bytes of generated input kept for later.
 
+    ``engine``: ``"local"`` (default) or ``"hadoop"``: the production jobs run on the mini
+    cluster in ``cluster`` (its directory; default :func:`jobsize.hadoop.default_dir`).
+
     A measurement that runs its jobs another way (``jobsize evaluate``) subclasses it: it keeps
     the resumable loop of :meth:`run` and overrides :meth:`plan`, :meth:`settings` and
     :meth:`_measure`, using :meth:`_input` and :meth:`_run_job` for the shared steps.
@@ -78,20 +96,47 @@ class BenchTrace:
 
     def __init__(self, directory: str | os.PathLike[str], seed: int,
                  distribution: Distribution | None = None, *, workers: int | None = None,
-                 input_budget: int = INPUT_BUDGET) -> None:
+                 input_budget: int = INPUT_BUDGET, engine: str = "local",
+                 cluster: str | os.PathLike[str] | None = None) -> None:
         self.dir = TraceDirectory(Path(directory), self.trace_name, self.settings_name)
         self.seed = seed
         self.dist = distribution or Distribution()
         self.workers = workers
         self.input_budget = input_budget
+        if engine not in SOURCES:
+            raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(SOURCES)}")
+        java = [n for n in self.dist.workloads if is_java(n)]
+        if java and engine != "hadoop":
+            raise ConfigError(f"Java examples ({', '.join(java)}) run on Hadoop only: use "
+                              "the hadoop engine")
+        self.engine = engine
+        self.cluster_dir = cluster
+        self._client: Any = None
+
+    @property
+    def source(self) -> str:
+        """``source`` of the records this measurement appends."""
+        return SOURCES[self.engine]
+
+    def client(self) -> Any:
+        """The mini cluster's client (``engine="hadoop"``); one line if no cluster runs."""
+        if self._client is None:
+            from jobsize.hadoop import find
+            from jobsize.hadoop.client import HadoopClient
+
+            self._client = HadoopClient(find(self.cluster_dir))
+        return self._client
 
     def plan(self, jobs: int) -> list[Draw]:
         """The first ``jobs`` draws of this trace's seed."""
         return draw_jobs(self.seed, jobs, self.dist)
 
     def settings(self) -> dict[str, Any]:
-        """What the directory must be resumed with, besides the seed (JSON-ready)."""
-        return self.dist.settings()
+        """What the directory must be resumed with, besides the seed (JSON-ready): the
+        distribution, and the engine unless it is the local one (so traces measured before
+        there was a choice resume unchanged)."""
+        engine = {} if self.engine == "local" else {"engine": self.engine}
+        return {**self.dist.settings(), **engine}
 
     def pending(self, draws: Iterable[Draw]) -> list[Draw]:
         """The draws not yet in the trace (an error if the directory holds another trace)."""
@@ -110,7 +155,12 @@ class BenchTrace:
         run_log: dict[str, Any] = {"started": _now(), "jobs": 0, "wall_s": 0.0,
                                    "load_1m": [], "workers": None}
         settings["runs"].append(run_log)
-        cache = InputCache(self.dir.inputs, uses(todo), self.input_budget)
+        generators = None
+        if self.engine == "hadoop":
+            from jobsize.benchtrace.java import input_generators
+
+            generators = input_generators(self.client())  # and no cluster: one line, now
+        cache = InputCache(self.dir.inputs, uses(todo), self.input_budget, generators)
         outcomes: list[JobOutcome] = []
         t0 = time.monotonic()
         try:
@@ -151,6 +201,8 @@ class BenchTrace:
         """Run ``spec`` (its output under the scratch directory, removed after) and read the
         job's history back from its .jhist — also for a job that failed. Returns the history
         and the .jhist's path."""
+        if self.engine == "hadoop":
+            return self._run_on_hadoop(draw, spec)
         try:
             result = engine.run(spec, history_dir=self.dir.job_history)
         except JobFailedError as exc:
@@ -158,7 +210,38 @@ class BenchTrace:
         shutil.rmtree(self.dir.scratch / str(draw.index), ignore_errors=True)
         return read_jhist(result.history_path), Path(result.history_path)
 
+    def _run_on_hadoop(self, draw: Draw, spec: JobSpec) -> tuple[JobHistory, Path]:
+        """Submit ``spec``'s job, with the workload's own commands, to the mini cluster: the
+        same N_m (``mapreduce.job.maps`` 1 and the split size as the block size, so Hadoop
+        Streaming's FileInputFormat cuts the splits ``compute_splits`` does), N_r, name and
+        configuration. Its history is copied into the trace's under the local engine's names."""
+        w = workload(draw.workload)
+        conf = {**{k: str(v) for k, v in spec.conf.items()}, "mapreduce.job.maps": "1",
+                LOCAL_BLOCK_KEY: str(spec.split_bytes), "dfs.blocksize": str(spec.split_bytes)}
+        try:
+            job = self.client().streaming(
+                inputs=[str(p) for p in spec.inputs], output=str(spec.output),
+                mapper=shlex.join(w.mapper), reducer=_command(w.reducer),
+                combiner=_command(w.combiner), n_reduces=spec.n_reduces, conf=conf,
+                name=spec.name)
+        finally:
+            shutil.rmtree(self.dir.scratch / str(draw.index), ignore_errors=True)
+        jhist = self._keep_history(job)
+        return read_jhist(jhist), jhist
+
+    def _keep_history(self, job: Any) -> Path:
+        """Copy a cluster job's .jhist and _conf.xml into the trace's job history as
+        ``<job_id>.jhist`` and ``<job_id>_conf.xml``."""
+        where = self.dir.job_history
+        where.mkdir(parents=True, exist_ok=True)
+        jhist = where / f"{job.job_id}.jhist"
+        shutil.copyfile(job.conf_path, where / f"{job.job_id}_conf.xml")
+        shutil.copyfile(job.history_path, jhist)
+        return jhist
+
     def _measure(self, draw: Draw, engine: LocalEngine, cache: InputCache) -> JobOutcome:
+        if is_java(draw.workload):
+            return self._measure_java(draw, cache)
         w = workload(draw.workload)
         paths, generate_s = self._input(draw, cache)
         t0 = time.monotonic()
@@ -181,11 +264,44 @@ class BenchTrace:
                                f"({record.get('uberized')}) differs from the probe plan's "
                                f"({plan.uberized}): {plan.reason}")
         record.update(probe)
-        record.update(job_type=w.name, source=SOURCE, draw_index=draw.index,
-                      fb_maps=draw.fb_maps, split_bytes=split,
+        record.update(job_type=w.name, source=self.source, draw_index=draw.index,
+                      fb_maps=draw.fb_maps, split_bytes=split, user=USER,
                       host_load_1m=os.getloadavg()[0])
         return JobOutcome(draw, record, history.tasks, time.monotonic() - t0, generate_s,
                           probe_error)
+
+    def _measure_java(self, draw: Draw, cache: InputCache) -> JobOutcome:
+        """A Java example on the mini cluster, over its input made as Hadoop makes it; not
+        probed (a probe runs streaming commands), so its probe columns stay null."""
+        from jobsize.hadoop import examples
+
+        k = kind(draw.workload)
+        paths, generate_s = self._input(draw, cache)
+        t0 = time.monotonic()
+        split = draw.split_bytes or self.dist.split_bytes
+        program = getattr(k, "program", draw.workload)
+        inputs = ([str(p) for p in paths] if program == "join"
+                  else [str(cache.path(draw.input_key))])
+        work = self.dir.scratch / str(draw.index)
+        work.mkdir(parents=True, exist_ok=True)
+        conf = {**job_conf(split), LOCAL_BLOCK_KEY: str(split)}
+        try:
+            submission = examples.run_example(
+                self.client(), program, inputs, work / "output",
+                reduces=draw.n_reduces, conf=conf, cwd=work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        job = submission.job
+        jhist = self._keep_history(job)
+        history = read_jhist(jhist)
+        record = dict(history.record)
+        record.update({c: None for c in PROBE_COLUMNS})
+        record.update(job_type=draw.workload, source=self.source, draw_index=draw.index,
+                      fb_maps=draw.fb_maps, split_bytes=split, user=USER,
+                      host_load_1m=os.getloadavg()[0])
+        reason = None if record.get("uberized") else "a Java job: not probed"
+        return JobOutcome(draw, record, history.tasks, time.monotonic() - t0, generate_s,
+                          reason)
 
     def _probe(self, draw: Draw, plan: ProbePlan, paths: Sequence[Path], n_maps: int,
                split: int, conf: dict[str, str], name: str, engine: LocalEngine
@@ -206,6 +322,10 @@ class BenchTrace:
         except JobFailedError as exc:
             return {**dict.fromkeys(PROBE_COLUMNS), "uberized": False}, str(exc)
         return {**probe, "uberized": False}, None
+
+
+def _command(argv: Sequence[str] | None) -> str | None:
+    return None if argv is None else shlex.join(argv)
 
 
 def _now() -> str:

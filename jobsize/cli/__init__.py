@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "predict": ("predict", "predict one job's size (SE_m, SE_r, S, minE, APB, intervals) as JSON"),
     "probe": ("probe", "probe a job: its functions over a sample, in two maps and two reduces"),
     "sample": ("sample", "draw a probing job's sample of a job's input (Algorithm 1)"),
-    "run": ("run", "run a streaming job on the local MapReduce engine"),
+    "run": ("run", "run a streaming job on the local MapReduce engine (or on Hadoop)"),
     "hadoop": ("hadoop", "start, show or stop a real Hadoop mini cluster on this machine"),
     "collect": ("collect",
                 "collect job records from Hadoop (JHS, RM, .jhist, Rumen, SLS, SWIM)"),

@@ -154,11 +154,13 @@ def add_parallel(parser: argparse.ArgumentParser, *, help: str, default: int | N
         hidden_alias(parser, *old, dest="parallel", type=count(minimum))
 
 
-def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int | None) -> None:
-    """The options ``run`` and ``probe`` share: inputs, functions, task counts, properties."""
-    parser.add_argument("--input", "-i", dest="inputs", nargs="+", required=True,
+def add_job_arguments(parser: argparse.ArgumentParser, *, reduces_default: int | None,
+                      required: bool = True) -> None:
+    """The options ``run`` and ``probe`` share: inputs, functions, task counts, properties.
+    ``required=False`` leaves ``--input`` and ``--mapper`` optional (the command checks)."""
+    parser.add_argument("--input", "-i", dest="inputs", nargs="+", required=required,
                         metavar="INPUT", help="input files or directories")
-    parser.add_argument("--mapper", required=True, metavar="CMD",
+    parser.add_argument("--mapper", required=required, metavar="CMD",
                         help="map command (split like a shell would, e.g. 'python3 map.py')")
     parser.add_argument("--reducer", default=None, metavar="CMD",
                         help="reduce command; NONE or omitted: no reducer")

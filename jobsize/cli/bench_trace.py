@@ -2,10 +2,11 @@
 
     jobsize bench-trace --jobs N --seed S -o DIR [--split-size BYTES] [--map-scale K]
                         [--workloads NAME,...] [--parallel W] [--input-cache BYTES] [--dry-run]
+                        [--engine local|hadoop [--cluster DIR] [--java-examples [NAME,...]]]
 
-Each job is generated, probed, run on the local engine and recorded from its own .jhist into
-DIR/trace.parquet. Run the same command again to resume after an interruption, or with a larger
-``--jobs`` to extend the trace: the draw depends only on the seed.
+Each job is generated, probed, run on the local engine (or the Hadoop mini cluster) and recorded
+from its own .jhist into DIR/trace.parquet. Run the same command again to resume after an
+interruption, or with a larger ``--jobs`` to extend the trace: the draw depends only on the seed.
 """
 
 from __future__ import annotations
@@ -19,16 +20,29 @@ from rich.table import Table
 
 from jobsize.benchtrace import BenchTrace, Distribution, JobOutcome, summarize
 from jobsize.benchtrace.draw import Draw
-from jobsize.benchtrace.runner import INPUT_BUDGET
+from jobsize.benchtrace.java import JAVA_KINDS, PREFIX
+from jobsize.benchtrace.runner import ENGINES, INPUT_BUDGET
 from jobsize.cli._options import add_parallel, byte_size, count, name_list
 from jobsize.progress import progress_bar
 from jobsize.workloads import HELD_OUT, WORKLOADS
 
 
 def _names(text: str) -> tuple[str, ...]:
-    return name_list(text, lambda n: n in WORKLOADS or n in HELD_OUT, "workload",
-                     f"choose from {', '.join(sorted(WORKLOADS))} or the held-out "
-                     f"{', '.join(sorted(HELD_OUT))}")
+    return name_list(text, lambda n: n in WORKLOADS or n in HELD_OUT or n in JAVA_KINDS,
+                     "workload", f"choose from {', '.join(sorted(WORKLOADS))}, the held-out "
+                     f"{', '.join(sorted(HELD_OUT))} or Hadoop's Java examples "
+                     f"{', '.join(sorted(JAVA_KINDS))}")
+
+
+def _java_names(text: str) -> tuple[str, ...]:
+    """``all`` or Java example programs, with or without their ``java:`` prefix."""
+    if text.strip() == "all":
+        return tuple(sorted(JAVA_KINDS))
+    full = ",".join(n if n.strip().startswith(PREFIX) else PREFIX + n.strip()
+                    for n in text.split(",") if n.strip())
+    return name_list(full, lambda n: n in JAVA_KINDS, "Java example",
+                     f"choose from {', '.join(sorted(k[len(PREFIX):] for k in JAVA_KINDS))} "
+                     "or all")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Facebook's 2009 MapReduce workload, scaled to this machine; generate each input, probe "
         "the job (one map and one reduce over a sample), run it on the local engine, and append "
         "its record, read back from its .jhist, to DIR/trace.parquet. Uber jobs are run in uber "
-        "mode and not probed. Rerun the same command to resume.",
+        "mode and not probed. Rerun the same command to resume. With --engine hadoop the jobs "
+        "run on the Hadoop mini cluster instead (probes stay local).",
     )
     parser.add_argument("--jobs", "-n", type=count(1), required=True, metavar="N",
                         help="jobs in the trace (the first N draws of the seed)")
@@ -70,6 +85,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"(default: {INPUT_BUDGET >> 30}G)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the draw per FB-2009 bin and run nothing")
+    hadoop = parser.add_argument_group("Hadoop")
+    hadoop.add_argument("--engine", choices=ENGINES, default="local",
+                        help="where the drawn jobs run: the local engine (default) or the "
+                        "Hadoop mini cluster of `jobsize hadoop up` (probes run locally "
+                        "either way; the record comes from the cluster's history)")
+    hadoop.add_argument("--cluster", default=None, metavar="DIR",
+                        help="the mini cluster's directory (default $JOBSIZE_HADOOP_DIR, else "
+                        "~/.cache/jobsize/hadoop/cluster)")
+    hadoop.add_argument("--java-examples", type=_java_names, nargs="?", const="all",
+                        default=(), metavar="NAME,...",
+                        help="also draw Hadoop's Java examples (all, or e.g. "
+                        "wordcount,terasort), as java:NAME beside the workloads; they run, "
+                        "unprobed, with --engine hadoop only")
     parser.set_defaults(func=run)
 
 
@@ -81,11 +109,22 @@ def _byte_sizes(text: str) -> tuple[int, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jobsize.errors import ConfigError
+
+    if args.engine != "hadoop":
+        for flag, value in (("--cluster", args.cluster), ("--java-examples",
+                                                          args.java_examples or None)):
+            if value is not None:
+                raise ConfigError("needs --engine hadoop", where=flag)
+    java = args.java_examples
+    if isinstance(java, str):  # argparse passes a default or const string through untyped
+        java = _java_names(java)
     dist = Distribution(split_bytes=args.split_size, map_scale=args.map_scale,
-                        workloads=args.workloads, split_sizes=args.split_sizes,
-                        partial_splits=args.partial_splits)
+                        workloads=tuple(args.workloads) + tuple(java),
+                        split_sizes=args.split_sizes, partial_splits=args.partial_splits)
     bench = BenchTrace(args.output, args.seed, dist, workers=args.parallel,
-                       input_budget=args.input_cache)
+                       input_budget=args.input_cache, engine=args.engine,
+                       cluster=args.cluster)
     draws = bench.plan(args.jobs)
     console = Console()
     if args.dry_run:
@@ -116,6 +155,7 @@ def job_line(o: JobOutcome, total: int) -> str:
     r = o.record
     se_m, se_r = (r.get("map_time_ms") or 0) / 1000, (r.get("reduce_time_ms") or 0) / 1000
     probe = ("uber, not probed" if r.get("uberized") else
+             "Java, not probed" if str(r.get("job_type")).startswith(PREFIX) else
              f"probe failed: {o.probe_error}" if o.probe_error else
              f"f_p {r['probe_fraction']:.4f}")
     return (f"[{o.draw.index + 1}/{total}] {r['job_type']} {r['job_id']} {r['state']}: "
