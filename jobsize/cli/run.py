@@ -31,6 +31,7 @@ from jobsize.cli._options import (
     add_parallel,
     byte_size,
     containers,
+    job_properties,
     map_hint,
     reducer_of,
 )
@@ -154,7 +155,7 @@ def run_local(args: argparse.Namespace) -> int:
     from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, compute_splits, input_files
     from jobsize.progress import progress_bar
 
-    conf = dict(args.properties)
+    conf = job_properties(args)
     split = args.split_size or DEFAULT_BLOCK_BYTES
     spec = JobSpec(
         inputs=tuple(args.inputs), output=args.output, mapper=args.mapper,
@@ -182,7 +183,7 @@ def streaming_conf(args: argparse.Namespace, split_bytes: int) -> dict[str, str]
             "dfs.blocksize": str(split_bytes)}
     if args.queue:
         conf["mapreduce.job.queuename"] = args.queue
-    conf.update(dict(args.properties))
+    conf.update(job_properties(args))
     containers(conf)  # sizes given with -D must be positive integers
     return conf
 
