@@ -17,13 +17,15 @@ With ``engine="hadoop"`` step 4 submits the same streaming job (the workload's c
 unchanged) to the mini cluster of ``jobsize hadoop up`` (:mod:`jobsize.hadoop`), with the
 split size as the block size of the cluster's (local) file system, and step 5 reads the
 ``.jhist`` and ``_conf.xml`` the cluster wrote, copied into the trace's history under the local
-engine's names. Probes still run on the local engine. The records' ``source`` says which
-engine measured them (:data:`SOURCES`). Such a trace may also draw Hadoop's Java examples
+engine's names. Probes run on Hadoop too, as real uber jobs on the probing queue
+(:mod:`jobsize.hadoop.probe`), their histories kept beside the jobs'. The records' ``source``
+says which engine measured them (:data:`SOURCES`). Such a trace may also draw Hadoop's Java examples
 (:mod:`jobsize.benchtrace.java`), which are run, not probed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
@@ -318,10 +320,36 @@ class BenchTrace:
         shutil.rmtree(history, ignore_errors=True)
         self.dir.scratch.mkdir(parents=True, exist_ok=True)
         try:
-            probe = run_probe(spec, engine=engine, history_dir=history, work_dir=self.dir.scratch)
+            if self.engine == "hadoop":
+                probe = self._probe_on_hadoop(spec, draw, history)
+            else:
+                probe = run_probe(spec, engine=engine, history_dir=history,
+                                  work_dir=self.dir.scratch)
         except JobFailedError as exc:
             return {**dict.fromkeys(PROBE_COLUMNS), "uberized": False}, str(exc)
         return {**probe, "uberized": False}, None
+
+    def _probe_on_hadoop(self, spec: ProbeSpec, draw: Draw, history: Path) -> dict[str, Any]:
+        """The probe as Hadoop runs it: a real uber job on the cluster's probing queue
+        (:func:`jobsize.hadoop.probe.probe_on_hadoop`); its history kept in the trace's."""
+        from jobsize.hadoop.probe import probe_on_hadoop
+        from jobsize.sampler.identity import with_identity
+
+        spec = dataclasses.replace(spec, conf=with_identity(
+            spec.conf, inputs=spec.inputs, mapper=spec.mapper, reducer=spec.reducer,
+            combiner=spec.combiner, n_reduces=spec.n_reduces, user=USER))
+        work = self.dir.scratch / f"probe-{draw.index}"
+        shutil.rmtree(work, ignore_errors=True)
+        try:
+            probe = probe_on_hadoop(spec, spec.splits(), self.client(), directory=work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        jhist = Path(probe["probe_history"])
+        history.mkdir(parents=True, exist_ok=True)
+        job_id = probe["probe_job_id"]
+        shutil.copyfile(jhist, history / f"{job_id}.jhist")
+        shutil.copyfile(jhist.with_name(f"{job_id}_conf.xml"), history / f"{job_id}_conf.xml")
+        return {column: probe[column] for column in PROBE_COLUMNS}
 
 
 def _command(argv: Sequence[str] | None) -> str | None:

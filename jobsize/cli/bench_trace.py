@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the job (one map and one reduce over a sample), run it on the local engine, and append "
         "its record, read back from its .jhist, to DIR/trace.parquet. Uber jobs are run in uber "
         "mode and not probed. Rerun the same command to resume. With --engine hadoop the jobs "
-        "run on the Hadoop mini cluster instead (probes stay local).",
+        "and their probes (real uber jobs) run on the Hadoop mini cluster instead.",
     )
     parser.add_argument("--jobs", "-n", type=count(1), required=True, metavar="N",
                         help="jobs in the trace (the first N draws of the seed)")
@@ -88,8 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hadoop = parser.add_argument_group("Hadoop")
     hadoop.add_argument("--engine", choices=ENGINES, default="local",
                         help="where the drawn jobs run: the local engine (default) or the "
-                        "Hadoop mini cluster of `jobsize hadoop up` (probes run locally "
-                        "either way; the record comes from the cluster's history)")
+                        "Hadoop mini cluster of `jobsize hadoop up`, their probes as real uber "
+                        "jobs there too; records come from the cluster's history)")
     hadoop.add_argument("--cluster", default=None, metavar="DIR",
                         help="the mini cluster's directory (default $JOBSIZE_HADOOP_DIR, else "
                         "~/.cache/jobsize/hadoop/cluster)")

@@ -235,8 +235,8 @@ def test_run_example_from_the_command_line(hadoop_cluster, tmp_path, capsys):
 
 
 def test_bench_trace_on_hadoop(hadoop_cluster, tmp_path, capsys):
-    """Three drawn jobs — an uber one, one probed locally and run on two maps, a Java example —
-    run on the cluster; a second run resumes with nothing to do."""
+    """Three drawn jobs — an uber one, one probed and run on two maps, a Java example — run on
+    the cluster, the probe as a real uber job there; a second run resumes with nothing to do."""
     argv = ["bench-trace", "-n", "3", "--seed", "24", "-o", str(tmp_path / "b"),
             "--split-size", "16K", "--map-scale", "16", "--workloads", "wordcount,grep",
             "--engine", "hadoop", "--cluster", hadoop_cluster.directory,
@@ -256,6 +256,13 @@ def test_bench_trace_on_hadoop(hadoop_cluster, tmp_path, capsys):
     probed = [r for r in kinds.values() if not r["uberized"] and r["job_type"] != "java:"
               "secondarysort"]
     assert probed and all(r["probe_fraction"] > 0 for r in probed)
+    probe_histories = list((tmp_path / "b" / "history" / "probes").rglob("*.jhist"))
+    assert len(probe_histories) == len(probed)
+    from jobsize.collectors.jhist import read_jhist
+
+    for path in probe_histories:  # Hadoop ran each probe, in uber mode, on the probing queue
+        record = read_jhist(path).record
+        assert record["uberized"] is True and record["queue"] == "root.probing"
     settings = json.loads((tmp_path / "b" / "bench-trace.json").read_text())
     assert settings["distribution"]["engine"] == "hadoop"
     capsys.readouterr()
