@@ -112,6 +112,7 @@ def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2
     where = Path(directory) if directory else default_dir()
     with contextlib.suppress(ClusterError):
         return find(where)
+    java()  # a missing Java is one line before anything starts
     down(where)
     where.mkdir(parents=True, exist_ok=True)
     cp = classpath(log=where / "build.log")

@@ -120,8 +120,8 @@ def _build(build: Path, log: Path) -> None:
             target = build / path.relative_to(MODULE)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-    mvn = maven()
     java()
+    mvn = maven()
     log.parent.mkdir(parents=True, exist_ok=True)
     # Offline first: once Maven's repository holds the jars no network is needed; a first
     # build (or a new Hadoop version) downloads them from Maven Central.

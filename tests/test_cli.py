@@ -82,3 +82,17 @@ def test_probe_hadoop_without_a_cluster_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"jobsize: error: {tmp_path / 'none'}: no mini cluster is running here "
                    "(start one with `jobsize hadoop up`)"]
+
+
+def test_hadoop_without_java_or_maven_is_one_line(tmp_path, capsys, monkeypatch):
+    """No java and no mvn on PATH (and no JAVA_HOME): `jobsize hadoop up` says which is
+    missing in one line, exit 2, and starts nothing."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    from jobsize.hadoop import java_available
+
+    assert "Java 17 or newer is needed" in java_available()
+    assert main(["hadoop", "up", "--dir", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("jobsize: error: java: Java 17 or newer")
+    assert not (tmp_path / "c" / "cluster.json").exists()
