@@ -45,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "--cluster-model slots NODES×MAPS×REDUCES (default 8x8g×8)")
     p.add_argument("--segments", default="200/50", metavar="SIZE/OVERLAP",
                    help="jobs per segment and overlap (default 200/50)")
+    p.add_argument("--slice", metavar="START:STOP",
+                   help="only the workload's jobs START to STOP-1 in submission order, the "
+                   "first submitted at time 0 (e.g. 1000:1600); default all. Not with --load "
+                   "or --reproduce other than fspy")
     p.add_argument("--seeds", default="0", help="comma-separated seeds of the size error "
                    "(and of the SWIM cost model's noise), or a range A-B; default 0")
     p.add_argument("--sigma", default="0", metavar="σ[,σ...]",
@@ -168,12 +172,33 @@ def _size_sources(args: argparse.Namespace, seeds: tuple[int, ...]):
             for s in seeds}
 
 
+def _slice(args: argparse.Namespace, workload):
+    """``--slice START:STOP``: that slice of the workload, as a workload of its own."""
+    if not getattr(args, "slice", None):
+        return workload
+    start, sep, stop = args.slice.partition(":")
+    try:
+        first, last = int(start or 0), int(stop) if stop else workload.n_jobs
+    except ValueError:
+        first = last = -1
+    if not sep or first < 0 or last <= first:
+        raise ConfigError("--slice: expected START:STOP with 0 <= START < STOP, "
+                          f"got {args.slice!r}")
+    if first >= workload.n_jobs:
+        raise ConfigError(f"--slice {args.slice}: the workload has {workload.n_jobs} jobs")
+    return workload.segment(first, last)
+
+
 def _names(args: argparse.Namespace, default: str) -> tuple[str, ...]:
     return tuple(s.strip().lower() for s in (args.schedulers or default).split(",")
                  if s.strip())
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "slice", None) and (args.load is not None or getattr(
+            args, "reproduce", None) not in (None, "fspy")):
+        raise ConfigError("--slice cuts the workload of a sweep or of --reproduce fspy; "
+                          "not with --load or --reproduce " + str(args.reproduce or ""))
     if getattr(args, "reproduce", None) in _slot_reproductions.REPRODUCTIONS:
         seeds = _seeds(args.seeds)
         return _slot_reproductions.run_reproduction(args, cost_model=_cost_model(args, seeds[0]),
@@ -206,8 +231,8 @@ def run(args: argparse.Namespace) -> int:
     method, alpha, beta = _rcp_method(args)
     scheduler_options = _ltyarn_dress.scheduler_options(args)
     cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
-    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seeds[0]),
-                             seed=seeds[0])
+    workload = _slice(args, load_workload(args.workload, args.format,
+                                          cost_model=_cost_model(args, seeds[0]), seed=seeds[0]))
     workload.check_fits(cluster)
     configs = [SweepConfig(
         schedulers=names, seeds=seeds, sigma=sigma,
@@ -433,8 +458,8 @@ def _run_reproduction(args: argparse.Namespace) -> int:
 
     seed = _seeds(args.seeds)[0]
     cluster = Cluster.parse(args.cluster)
-    workload = load_workload(args.workload, args.format, cost_model=_cost_model(args, seed),
-                             seed=seed)
+    workload = _slice(args, load_workload(args.workload, args.format,
+                                          cost_model=_cost_model(args, seed), seed=seed))
     workload.check_fits(cluster)
     probe = ProbeCost(startup_s=args.probe_startup)
     source = parse_size_source(args.size_source or "errors", seed=seed, probe=probe,

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jobsize.models.size_model import SizeModel
@@ -41,10 +42,7 @@ def histories(draw):
     return conform(frame)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(history=histories(), features=st.sampled_from(["probe", "actual"]),
-       method=st.sampled_from(["gls", "wls", "ols"]))
-def test_degenerate_histories_fit_or_fail_cleanly(history, features, method):
+def _fit_or_fail_cleanly(history, features, method):
     with warnings.catch_warnings():
         # a warning would mean an undetected aliased column (statsmodels: rank-deficient
         # design) or arithmetic on degenerate values
@@ -59,3 +57,23 @@ def test_degenerate_histories_fit_or_fail_cleanly(history, features, method):
         assert np.isfinite(pred.loc[ok, col]).all(), (col, pred.loc[ok, col])
     assert (pred.loc[ok, "S_low_mb_s"] >= 0).all()
     assert isinstance(pred, pd.DataFrame)
+
+
+# Each case fits a model (a fraction of a second), so the default run draws 25 histories and
+# ``pytest -m slow`` 400 of the same strategy.
+_CASES = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+_DRAWS = {"history": histories(), "features": st.sampled_from(["probe", "actual"]),
+          "method": st.sampled_from(["gls", "wls", "ols"])}
+
+
+@settings(max_examples=25, **_CASES)
+@given(**_DRAWS)
+def test_degenerate_histories_fit_or_fail_cleanly(history, features, method):
+    _fit_or_fail_cleanly(history, features, method)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, **_CASES)
+@given(**_DRAWS)
+def test_degenerate_histories_fit_or_fail_cleanly_slow(history, features, method):
+    _fit_or_fail_cleanly(history, features, method)

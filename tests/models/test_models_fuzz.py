@@ -65,15 +65,19 @@ def _check_job(data: bytes) -> None:
 
 _SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="jobsize-fuzz-"))
 
+# A case here loads a model and predicts with it (about 20 ms, against a parser's few), so the
+# default run draws 100 cases per target; ``pytest -m slow`` runs the same checks 10,000 times.
+_FAST = 100
+
 test_fuzz_model_fields, test_fuzz_model_fields_slow = fuzz_pair(
-    damaged_json(_DOC), _check_doc, name="model_file_fields")
+    damaged_json(_DOC), _check_doc, name="model_file_fields", fast_cases=_FAST)
 test_fuzz_model_text, test_fuzz_model_text_slow = fuzz_pair(
-    hostile_text(_DOC), _check_file, name="model_file_hostile_text")
+    hostile_text(_DOC), _check_file, name="model_file_hostile_text", fast_cases=_FAST)
 test_fuzz_model_bytes, test_fuzz_model_bytes_slow = fuzz_pair(
-    damaged_bytes(_TEXT), _check_file, name="model_file_bytes")
+    damaged_bytes(_TEXT), _check_file, name="model_file_bytes", fast_cases=_FAST)
 test_fuzz_job_text, test_fuzz_job_text_slow = fuzz_pair(
     st.one_of(hostile_text(_JOB), damaged_json(_JOB).map(lambda d: json.dumps(d).encode())),
-    _check_job, name="predict_job_file")
+    _check_job, name="predict_job_file", fast_cases=_FAST)
 
 
 @pytest.mark.parametrize(("change", "message"), [

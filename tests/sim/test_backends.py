@@ -26,6 +26,11 @@ def _sweep(n_jobs: int = 1) -> pd.DataFrame:
     return out.sort_values(KEY).reset_index(drop=True)
 
 
+# Starting a local Dask cluster of two worker processes takes seconds. The default run still
+# covers the same path — ``--backend dask`` starting a local cluster through parallel_backend and
+# matching the serial sweep — in docs/simulator/distributed-sweeps.md's block (tests/test_docs.py),
+# and a cluster reached by its address in test_cli_on_a_dask_scheduler_address below.
+@pytest.mark.slow
 def test_sweep_on_a_local_dask_cluster_matches_serial() -> None:
     serial = _sweep()
     with parallel_backend("dask", workers=2) as n_jobs:

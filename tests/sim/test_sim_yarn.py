@@ -181,7 +181,9 @@ def _policy(name: str):
     return make_scheduler(name)
 
 
-@settings(max_examples=200, deadline=None)
+# 60 scenarios in the default run; tests/sim/test_sim_properties_slow.py checks the same
+# invariants on 2,000 runs per scheduler under ``pytest -m slow``.
+@settings(max_examples=60, deadline=None)
 @given(scenarios())
 def test_yarn_invariants(scenario) -> None:
     w, cluster, policy, slowstart, startup, options = scenario
