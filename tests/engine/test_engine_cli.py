@@ -106,8 +106,8 @@ def test_probe_sizes_the_job_run_runs_when_maps_is_only_a_hint(programs, three_l
 def test_probe_hadoop_prints_the_cluster_commands(programs, three_lines, tmp_path, capsys):
     sample_dir = tmp_path / "sample"
     assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "2", "--seed",
-                            "3", "--hadoop", "--sample-dir", str(sample_dir), "--hdfs-dir",
-                            "/user/me/probe")) == 0
+                            "3", "--hadoop", "--print-commands", "--sample-dir",
+                            str(sample_dir), "--hdfs-dir", "/user/me/probe")) == 0
     out = capsys.readouterr().out
     assert "hdfs dfs -put -f" in out
     assert "hadoop jar" in out and "mapreduce.job.ubertask.enable=true" in out

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import uuid
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,18 @@ def _input(tmp_path: Path) -> Path:
 def test_cli_probe_hadoop_prints_the_identity_to_run_the_job_with(tmp_path, capsys,
                                                                    monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code = main(["probe", "--hadoop", "--input", str(_input(tmp_path)), "--mapper", "cat",
-                 "--reducer", "cat", "--maps", "8", "--reduces", "2", "--name", "wc",
-                 "--seed", "3"])
+    code = main(["probe", "--hadoop", "--print-commands", "--input", str(_input(tmp_path)),
+                 "--mapper", "cat", "--reducer", "cat", "--maps", "8", "--reduces", "2",
+                 "--name", "wc", "--seed", "3"])
     assert code == 0
     out = capsys.readouterr().out
     said = re.search(r"run the job itself with -D jobsize\.probe\.id=(\S+) ", out)
     assert said is not None
-    uuid.UUID(said.group(1))  # a fresh UUID
+    from jobsize.sampler.identity import job_identity
+
+    # derived from the job: its user, input, programs and reduces, as `jobsize run` derives it
+    assert said.group(1) == job_identity(inputs=[str(_input(tmp_path))], mapper="cat",
+                                         reducer="cat", n_reduces=2)
     conf = _conf(out.split("\n", 3)[3])
     assert conf["jobsize.probe.id"] == said.group(1)
     f_p = float(re.search(r"# f_p = (\S+):", out).group(1))
@@ -73,9 +76,9 @@ def test_cli_probe_hadoop_prints_the_identity_to_run_the_job_with(tmp_path, caps
 
 def test_cli_probe_hadoop_keeps_a_given_identity(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["probe", "--hadoop", "--input", str(_input(tmp_path)), "--mapper", "cat",
-                 "--reducer", "cat", "--maps", "8", "--reduces", "2", "--seed", "3",
-                 "-D", "jobsize.probe.id=nightly-wc"]) == 0
+    assert main(["probe", "--hadoop", "--print-commands", "--input", str(_input(tmp_path)),
+                 "--mapper", "cat", "--reducer", "cat", "--maps", "8", "--reduces", "2",
+                 "--seed", "3", "-D", "jobsize.probe.id=nightly-wc"]) == 0
     out = capsys.readouterr().out
     assert "-D jobsize.probe.id=nightly-wc so that" in out
     assert _conf(out.split("\n", 3)[3])["jobsize.probe.id"] == "nightly-wc"

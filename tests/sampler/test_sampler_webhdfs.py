@@ -327,7 +327,7 @@ def test_probe_cli_authenticates_to_webhdfs(hdfs: FakeHdfs, httpserver: HTTPServ
             "--reducer", "cat", "--maps", "4", "--reduces", "1", "--seed", "1",
             "--user", "alice", "--kerberos", "-D", "mapreduce.job.ubertask.enable=true"]
     if hadoop:
-        argv += ["--hadoop", "--sample-dir", str(tmp_path / "sample")]
+        argv += ["--hadoop", "--print-commands", "--sample-dir", str(tmp_path / "sample")]
     assert main(argv) == 0
     assert {s.get("user.name") for s in hdfs.seen} == {"alice"}
     assert set(hdfs.authorization) == {"Negotiate dGlja2V0"}
