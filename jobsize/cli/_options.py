@@ -269,6 +269,14 @@ def sample_budget(args: argparse.Namespace) -> dict[str, Any]:
             "min_bytes": DEFAULT_MIN_SAMPLE_BYTES if args.min_sample is None else args.min_sample}
 
 
+def add_cluster(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *,
+                when: str = "") -> None:
+    """``--cluster DIR``: the Hadoop mini cluster a command uses (``jobsize hadoop up``)."""
+    parser.add_argument("--cluster", default=None, metavar="DIR",
+                        help=f"{when}the mini cluster's directory (default "
+                        "$JOBSIZE_HADOOP_DIR, else ~/.cache/jobsize/hadoop/cluster)")
+
+
 def add_webhdfs_arguments(parser: argparse.ArgumentParser) -> None:
     """How to authenticate to WebHDFS inputs (``sample`` and ``probe``)."""
     parser.add_argument("--user", default=None,

@@ -22,7 +22,7 @@ from jobsize.benchtrace import BenchTrace, Distribution, JobOutcome, summarize
 from jobsize.benchtrace.draw import Draw
 from jobsize.benchtrace.java import JAVA_KINDS, PREFIX
 from jobsize.benchtrace.runner import ENGINES, INPUT_BUDGET
-from jobsize.cli._options import add_parallel, byte_size, count, name_list
+from jobsize.cli._options import add_cluster, add_parallel, byte_size, count, name_list
 from jobsize.progress import progress_bar
 from jobsize.workloads import HELD_OUT, WORKLOADS
 
@@ -89,10 +89,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hadoop.add_argument("--engine", choices=ENGINES, default="local",
                         help="where the drawn jobs run: the local engine (default) or the "
                         "Hadoop mini cluster of `jobsize hadoop up`, their probes as real uber "
-                        "jobs there too; records come from the cluster's history)")
-    hadoop.add_argument("--cluster", default=None, metavar="DIR",
-                        help="the mini cluster's directory (default $JOBSIZE_HADOOP_DIR, else "
-                        "~/.cache/jobsize/hadoop/cluster)")
+                        "jobs there too; records come from the cluster's history")
+    add_cluster(hadoop)
     hadoop.add_argument("--java-examples", type=_java_names, nargs="?", const="all",
                         default=(), metavar="NAME,...",
                         help="also draw Hadoop's Java examples (all, or e.g. "

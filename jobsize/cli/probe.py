@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.cli._options import (
+    add_cluster,
     add_job_arguments,
     add_sample_budget,
     add_webhdfs_arguments,
@@ -68,9 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run the probe on Hadoop (the cluster `jobsize hadoop up` "
                         "started) as a real uber-mode job, and read its record from the "
                         "cluster's job history")
-    parser.add_argument("--cluster", default=None, metavar="DIR",
-                        help="with --hadoop: the mini cluster's directory (default as "
-                        "`jobsize hadoop`)")
+    add_cluster(parser, when="with --hadoop: ")
     parser.add_argument("--print-commands", action="store_true",
                         help="with --hadoop: write the sample locally and print the commands "
                         "that upload it and run the probe on another cluster, instead")

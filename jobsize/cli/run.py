@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from jobsize.cli._options import (
+    add_cluster,
     add_job_arguments,
     add_output,
     add_parallel,
@@ -68,9 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hadoop.add_argument("--engine", choices=ENGINES, default="local",
                         help="where the job runs: jobsize's local engine (default) or the "
                         "Hadoop mini cluster (`jobsize hadoop up`)")
-    hadoop.add_argument("--cluster", default=None, metavar="DIR",
-                        help="the mini cluster's directory (default $JOBSIZE_HADOOP_DIR, else "
-                        "~/.cache/jobsize/hadoop/cluster)")
+    add_cluster(hadoop)
     hadoop.add_argument(
         "--example", nargs="+", default=None, metavar=("PROGRAM", "ARG"),
         help="run one of Hadoop's examples (wordcount, grep, sort, terasort, join, "
