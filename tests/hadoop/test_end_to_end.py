@@ -83,9 +83,11 @@ def test_each_probe_ran_as_an_uber_job_and_was_predicted(loop):
 
 def test_collect_joins_every_job_to_its_own_probe_by_default(loop):
     where, runs, _ = loop
+    # The session's cluster ran other tests' jobs too, as a user's cluster runs other users'.
     jobs = pd.read_parquet(where / "history.parquet").set_index("job_id")
     probes = pd.read_parquet(where / "history.probes.parquet").set_index("job_id")
-    assert len(jobs) == len(runs) and len(probes) == len(runs)
+    assert {one["run"]["job_id"] for one in runs} <= set(jobs.index)
+    assert {one["probe"]["probe_job_id"] for one in runs} <= set(probes.index)
     for one in runs:
         job_id = one["run"]["job_id"]
         probe_id = one["probe"]["probe_job_id"]
@@ -101,4 +103,5 @@ def test_fit_on_the_collected_history(loop):
     report = _jobsize("fit", "history.parquet", "-o", "hadoop-model.json", cwd=where, env=env)
     assert "R²" in report
     model = json.loads((where / "hadoop-model.json").read_text())
-    assert model["training"]["jobs"] == len(runs)
+    jobs = pd.read_parquet(where / "history.parquet")
+    assert model["training"]["jobs"] == len(jobs) >= len(runs)
