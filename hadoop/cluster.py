@@ -13,6 +13,7 @@ Why two JVMs, why the local file system: see the launcher, ``src/main/java/.../M
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -26,7 +27,7 @@ import requests
 from jobsize.hadoop.toolchain import JAVA_OPENS, Classpath, classpath, java
 
 from jobsize.atomic import atomic_write_text
-from jobsize.errors import ConfigError, JobsizeError
+from jobsize.errors import JobsizeError
 
 LAUNCHER = "org.jobsize.hadoop.MiniCluster"
 STATE = "cluster.json"
@@ -132,22 +133,14 @@ def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2
             intermediate_done_dir=h["intermediate_done_dir"], conf_dir=y["conf_dir"],
             default_fs=y["default_fs"], hadoop_version=y["hadoop_version"],
             nodemanagers=nodemanagers, nm_memory_mb=nm_memory_mb, nm_vcores=nm_vcores,
-            pids={"history": history.pid, "yarn": yarn.pid}, classpath=cp.jars,
-            started_s=round(time.monotonic() - started, 1))
+            pids={"history": history.pid, "yarn": yarn.pid}, classpath=cp.jars)
         _wait_ready(cluster, started, timeout_s)
     except BaseException:
         down(where)
         raise
-    cluster = _with_started(cluster, round(time.monotonic() - started, 1))
+    cluster = dataclasses.replace(cluster, started_s=round(time.monotonic() - started, 1))
     atomic_write_text(where / STATE, json.dumps(asdict(cluster), indent=2) + "\n")
     return cluster
-
-
-def _with_started(cluster: Cluster, seconds: float) -> Cluster:
-    data = asdict(cluster)
-    data["started_s"] = seconds
-    data["classpath"] = tuple(data["classpath"])
-    return Cluster(**data)
 
 
 def _start(where: Path, cp: Classpath, role: str, args: list[str]) -> subprocess.Popen[bytes]:
@@ -268,9 +261,3 @@ def _ancestors() -> set[int]:
         except (OSError, IndexError, ValueError):
             break
     return pids
-
-
-def require_positive(name: str, value: int) -> int:
-    if value < 1:
-        raise ConfigError(f"{name} must be at least 1, not {value}")
-    return value

@@ -19,7 +19,6 @@ import argparse
 import json
 import shlex
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +183,7 @@ def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
     paths = [f"{hdfs}/{p}" for p in written]
     upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
               f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
-    probe_id = spec.conf.get(PROBE_ID_KEY) or str(uuid.uuid4())
+    probe_id = spec.conf[PROBE_ID_KEY]  # derived by job_properties unless given
     command = render_hadoop(spec, sample=paths, sample_bytes=len(sample.data),
                             output=args.probe_output or f"{hdfs}-out", fraction=sample.fraction,
                             probe_id=probe_id)
