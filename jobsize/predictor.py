@@ -35,6 +35,7 @@ from jobsize.models.design import check_features, check_form
 from jobsize.models.evaluation import calibrate, prequential_predictions
 from jobsize.models.job import flatten, job_values
 from jobsize.models.modelfile import load_model, save_model
+from jobsize.models.plausibility import Plausibility
 from jobsize.models.prediction import Prediction
 from jobsize.models.regression import DEFAULT_LEVEL, check_level
 from jobsize.models.resources import PAPER_CLUSTER, Resources
@@ -176,6 +177,16 @@ class SizePredictor(RegressorMixin, BaseEstimator):
             model.observe(job_values(job), job, job.get("state"))
         return self
 
+    def implausible(self, record: Mapping[str, Any], plausibility: Plausibility | None = None
+                    ) -> str | None:
+        """Why this finished job should not be learned, or None if it may be: a record that
+        contradicts itself, or one the model finds both many standard errors out and off by a
+        large factor, or one that alone would move the fitted model far (Cook's distance); see
+        :mod:`jobsize.models.plausibility`. Raises what :meth:`observe` raises for a job it
+        cannot learn from at all."""
+        job = flatten(_mappings(record)[0])
+        return (plausibility or Plausibility()).check(self._model(), job_values(job), job)
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the fitted model as JSON (atomically); :meth:`load` reads it back."""
         return save_model(self._model(), path)
@@ -183,7 +194,11 @@ class SizePredictor(RegressorMixin, BaseEstimator):
     @classmethod
     def load(cls, path: str | os.PathLike[str], target: str = "S") -> SizePredictor:
         """A fitted SizePredictor from a model file (ModelFileError if damaged or foreign)."""
-        model = load_model(path)
+        return cls.from_model(load_model(path), target)
+
+    @classmethod
+    def from_model(cls, model: SizeModel, target: str = "S") -> SizePredictor:
+        """A fitted SizePredictor around a loaded :class:`SizeModel`."""
         est = cls(features=model.features, method=model.method, target=target,
                   level=model.level, form=model.form, clock=model.clock,
                   calibrate="auto" if model.calibration else None,

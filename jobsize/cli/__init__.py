@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "holds; report"),
     "report": ("report", "size-model accuracy on a trace: predicted vs actual SE_m, SE_r, S"),
     "serve": ("serve", "serve predictions over HTTP/JSON (predict, observe, reload, metrics)"),
+    "journal": ("journal", "check, repair or compact the observation journal of `jobsize "
+                "serve`"),
     "simulate": ("simulate", "run schedulers on a workload in the simulator"),
 }
 

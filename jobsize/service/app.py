@@ -127,7 +127,8 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
     async def observe(request: Request) -> Response:
         entry = await state.observe(job_object(await body(request)))
         metrics.observations.inc()
-        return JSONResponse({"seq": entry.seq, "learned": entry.learned,
+        return JSONResponse({"seq": entry.seq, "key": entry.key, "learned": entry.learned,
+                             "held": entry.held, "duplicate": entry.duplicate,
                              "observed": state.observed})
 
     async def reload(request: Request) -> Response:

@@ -1,16 +1,24 @@
-"""The service's model: a model file plus every observation in the journal.
+"""The service's model: a model file plus every observation in the journal, each learned once and
+only if it is plausible.
 
 Predictions read :attr:`ModelState.live`, which holds only observations already on disk. An
-observation is learned by a copy of the newest model (so a job the model refuses leaves no trace
-in it), queued for the journal, and the copy becomes live once the journal has it. Starting, and
-reloading the model file, rebuild the model from the file and the whole journal, off the event
-loop; observations that arrive meanwhile are learned by the rebuilt model before it goes live.
+observation is keyed by its job id (:func:`~jobsize.service.journal.job_key`): a key seen before
+is answered as a duplicate and learned no second time. A new one is checked by the model it would
+join (:meth:`jobsize.SizePredictor.implausible`); an implausible one is journaled as *held*, not
+learned, until an operator accepts or drops it. A plausible one is learned by a copy of the
+newest model (so a job the model refuses leaves no trace in it), queued for the journal, and the
+copy becomes live once the journal has it. Starting, and reloading the model file, rebuild the
+model from the file (or the last snapshot, while the file is unchanged) and the journal, off the
+event loop; observations that arrive meanwhile are learned by the rebuilt model before it goes
+live. Every :attr:`ModelState.compact_every` entries a snapshot is written and the journal
+compacted, so start-up replays a bounded tail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,18 +26,55 @@ from typing import Any
 
 from jobsize.errors import JobsizeError
 from jobsize.predictor import SizePredictor
-from jobsize.service.journal import Entry, Journal, read_journal
+from jobsize.service.journal import (
+    Entry,
+    Journal,
+    Observation,
+    archive_path,
+    job_key,
+    read_journal,
+)
+from jobsize.service.snapshot import Snapshot, read_snapshot, write_snapshot
 
 
 @dataclass
-class Rebuilt:
-    """A model rebuilt from its file and journal entries; ``rejected`` the entries it refused
-    (possible only after the model file changed)."""
+class Replay:
+    """The model, keys and held jobs after replaying journal entries in order."""
 
     predictor: SizePredictor
-    last_seq: int
+    last_seq: int = 0
+    base_seq: int = 0  # the snapshot's sequence number it started from (0: the model file)
     learned: int = 0
+    keys: dict[str, Observation] = field(default_factory=dict)
+    held: dict[str, Entry] = field(default_factory=dict)
     rejected: list[int] = field(default_factory=list)
+
+    def apply(self, entry: Entry) -> None:
+        """Replay one entry as it was decided when it was journaled."""
+        self.last_seq = max(self.last_seq, entry.seq)
+        if entry.op == "drop":
+            self.held.pop(entry.key, None)
+            return
+        if entry.op == "accept":
+            entry = self.held.pop(entry.key, None) or entry
+            if entry.job is None:
+                return
+        elif entry.key in self.keys:  # journaled twice before keys were kept: learn once
+            return
+        elif entry.held is not None:
+            self.held[entry.key] = entry
+            self.keys[entry.key] = Observation(entry.seq, entry.key, False, entry.held)
+            return
+        candidate = copy.deepcopy(self.predictor)
+        try:
+            learned = learn(candidate, entry.job)
+        except JobsizeError:  # possible only after the model file changed
+            self.rejected.append(entry.seq)
+            learned = False
+        else:
+            self.predictor = candidate
+        self.learned += learned
+        self.keys[entry.key] = Observation(entry.seq, entry.key, learned)
 
 
 def learn(predictor: SizePredictor, job: dict[str, Any]) -> bool:
@@ -39,46 +84,69 @@ def learn(predictor: SizePredictor, job: dict[str, Any]) -> bool:
     return predictor.training_.get("observed") != before
 
 
-def rebuild(model_path: str | os.PathLike[str], entries: list[Entry]) -> Rebuilt:
-    """The model of ``model_path`` having observed ``entries`` in order."""
-    rejected: set[int] = set()
-    while True:  # a refused entry may have half-updated the model: start again without it
-        predictor, learned = SizePredictor.load(model_path), 0
-        for entry in entries:
-            if entry.seq in rejected:
-                continue
-            try:
-                learned += learn(predictor, entry.job)
-            except JobsizeError:
-                rejected.add(entry.seq)
-                break
-        else:
-            last = entries[-1].seq if entries else 0
-            return Rebuilt(predictor, last, learned, sorted(rejected))
+def file_digest(path: str | os.PathLike[str]) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def replay(model_path: str | os.PathLike[str], journal_path: str | os.PathLike[str]
+           ) -> tuple[Replay, int, int]:
+    """The model of ``model_path`` having replayed the journal: from the snapshot and the tail
+    when the snapshot was taken of this model file, else from the file, the archive and the
+    whole journal. Also the journal's valid byte length and the entries it holds."""
+    snapshot = read_snapshot(journal_path, file_digest(model_path))
+    if snapshot is not None:
+        state = Replay(SizePredictor.from_model(snapshot.model), snapshot.seq, snapshot.seq,
+                       snapshot.learned, snapshot.keys, snapshot.held)
+        entries, valid = read_journal(journal_path, after=snapshot.seq)
+        in_journal = len(entries)
+    else:
+        state = Replay(SizePredictor.load(model_path))
+        archived, _ = read_journal(archive_path(journal_path))
+        entries, valid = read_journal(journal_path)
+        in_journal = len(entries)
+        entries = [e for e in archived if not entries or e.seq < entries[0].seq] + entries
+    for entry in entries:
+        state.apply(entry)
+    return state, valid, in_journal
 
 
 class JournalFailed(Exception):
     """The journal cannot be written: no observation can be acknowledged any more."""
 
 
+class ReloadBusy(JobsizeError):
+    """A reload is already running: retry once it is done."""
+
+
 class ModelState:
     """The live model, the journal, and the observations between them."""
+
+    #: Journal entries between snapshots.
+    compact_every = 1000
 
     def __init__(self, model_path: str | os.PathLike[str],
                  journal_path: str | os.PathLike[str]) -> None:
         self.model_path = Path(model_path)
-        entries, valid = read_journal(journal_path)
-        built = rebuild(self.model_path, entries)
-        self.live = built.predictor
-        self._tip = self.live
-        self._live_seq = built.last_seq
-        self.rejected = built.rejected
+        built, valid, self.entries = replay(self.model_path, journal_path)
         self.journal = Journal(journal_path, valid, built.last_seq + 1)
-        self.entries = len(entries)
-        self.observed = built.learned  # journal entries the live model learned from
+        self._install(built)
+        self._tip = self.live
         self.failure: str | None = None
         self._reloading: list[Entry] | None = None
+        self._compacting = False
         self.reloads = 0
+        self.duplicates = 0
+        self.compactions = 0
+        self._pending: dict[str, asyncio.Future[None]] = {}  # keys not yet on disk
+
+    def _install(self, built: Replay) -> None:
+        self.live = built.predictor
+        self._live_seq = built.last_seq
+        self.rejected = built.rejected
+        self.observed = built.learned  # journal entries the live model learned from
+        self._keys = built.keys
+        self._held = built.held
+        self.snapshot_seq = built.base_seq
 
     @property
     def model_info(self) -> dict[str, Any]:
@@ -86,13 +154,71 @@ class ModelState:
         return {"path": str(self.model_path), "features": model.features,
                 "method": model.method, "training": dict(model.training_)}
 
-    async def observe(self, job: dict[str, Any]) -> Entry:
-        """Learn ``job`` and return once it is in the journal (JobsizeError: refused)."""
+    @property
+    def held_count(self) -> int:
+        return len(self._held)
+
+    def held_list(self) -> list[dict[str, Any]]:
+        """The jobs held aside, oldest first: key, seq, reason and the job as observed."""
+        return [{"key": e.key, "seq": e.seq, "reason": e.held, "job": e.job}
+                for e in sorted(self._held.values(), key=lambda e: e.seq)]
+
+    async def observe(self, job: dict[str, Any]) -> Observation:
+        """Learn ``job`` (or hold it aside) and return once that is in the journal; a job seen
+        before is answered as it was (JobsizeError: the job cannot be learned from at all)."""
         if self.failure is not None:
             raise JournalFailed(self.failure)
+        key = job_key(job)
+        seen = self._keys.get(key)
+        if seen is not None:
+            first = self._pending.get(key)
+            if first is not None:  # acknowledged once the first is on disk, not before
+                try:
+                    await asyncio.shield(first)
+                except OSError:
+                    raise JournalFailed(self.failure or "journal write failed") from None
+            self.duplicates += 1
+            return Observation(seen.seq, key, seen.learned, seen.held, duplicate=True)
+        held = self._tip.implausible(job)
+        candidate, learned = self._tip, False
+        if held is None:
+            candidate = copy.deepcopy(self._tip)
+            learned = learn(candidate, job)
+        entry, durable = self.journal.add(job, held is None and learned, key=key, held=held)
+        if held is None:
+            self._tip = candidate
+        else:
+            self._held[key] = entry
+        return await self._commit(entry, durable, candidate)
+
+    async def accept(self, key: str) -> Observation:
+        """Learn a held job after all (KeyError: no such held job)."""
+        held = self._held[key]
         candidate = copy.deepcopy(self._tip)
-        entry, durable = self.journal.add(job, learn(candidate, job))
+        learned = learn(candidate, held.job)
+        entry, durable = self.journal.decide("accept", key)
+        del self._held[key]
         self._tip = candidate
+        # the job travels with the decision so a reload running meanwhile can learn it
+        entry = Entry(entry.seq, key, held.job, op="accept", learned=learned)
+        return await self._commit(entry, durable, candidate)
+
+    async def drop(self, key: str) -> None:
+        """Forget a held job (KeyError: no such held job)."""
+        if key not in self._held:
+            raise KeyError(key)
+        entry, durable = self.journal.decide("drop", key)
+        del self._held[key]
+        await self._commit(entry, durable, None)
+
+    async def _commit(self, entry: Entry, durable: asyncio.Future[None],
+                      candidate: SizePredictor | None) -> Observation:
+        if entry.op != "drop":
+            first = self._keys.get(entry.key)
+            self._keys[entry.key] = Observation(first.seq if first else entry.seq, entry.key,
+                                                entry.learned, entry.held)
+        if entry.op == "observe":
+            self._pending[entry.key] = durable
         if self._reloading is not None:
             self._reloading.append(entry)
         try:
@@ -101,42 +227,54 @@ class ModelState:
             self.failure = f"journal write failed: {exc.strerror or exc}"
             self._tip = self.live
             raise JournalFailed(self.failure) from None
+        finally:
+            if self._pending.get(entry.key) is durable:
+                del self._pending[entry.key]
         self.entries += 1
         self.observed += entry.learned
-        if entry.seq > self._live_seq:  # a later entry of the same fsync may have gone first
+        if candidate is not None and entry.learned and entry.seq > self._live_seq:
+            # a later entry of the same fsync may have gone live first
             self.live, self._live_seq = candidate, entry.seq
-        return entry
+        self._live_seq = max(self._live_seq, entry.seq)
+        if self.entries >= self.compact_every and not self._compacting:
+            asyncio.get_running_loop().create_task(self.compact())
+        return Observation(entry.seq, entry.key, entry.learned, entry.held)
 
-    async def reload(self) -> Rebuilt:
+    async def compact(self) -> int:
+        """Snapshot the live model and move the journal lines it holds to the archive."""
+        if self._compacting:
+            return 0
+        self._compacting = True
+        try:
+            snapshot = Snapshot(copy.deepcopy(self.live.model_), self._live_seq, self.observed,
+                                dict(self._keys), dict(self._held))
+            digest = await asyncio.to_thread(file_digest, self.model_path)
+            await asyncio.to_thread(write_snapshot, self.journal.path, digest, snapshot)
+            moved = await self.journal.compact(snapshot.seq)
+            self.entries -= moved
+            self.snapshot_seq = snapshot.seq
+            self.compactions += 1
+            return moved
+        finally:
+            self._compacting = False
+
+    async def reload(self) -> Replay:
         """Rebuild from the model file and the journal, then switch to it in one step. A file
         that cannot be loaded raises and leaves the current model in place."""
         if self._reloading is not None:
-            raise JobsizeError("a reload is already running")
+            raise ReloadBusy("a reload is already running")
         self._reloading = []
         try:
-            built = await asyncio.to_thread(self._rebuild_from_disk)
+            built, _, _ = await asyncio.to_thread(replay, self.model_path, self.journal.path)
             for entry in self._reloading:  # observed while the journal was being read
                 if entry.seq > built.last_seq:
-                    candidate = copy.deepcopy(built.predictor)
-                    try:
-                        built.learned += learn(candidate, entry.job)
-                    except JobsizeError:
-                        built.rejected.append(entry.seq)
-                    else:
-                        built.predictor = candidate
-                    built.last_seq = entry.seq
+                    built.apply(entry)
         finally:
             self._reloading = None
-        self.live = self._tip = built.predictor
-        self._live_seq = built.last_seq
-        self.rejected = built.rejected
-        self.observed = built.learned
+        self._install(built)
+        self._tip = self.live
         self.reloads += 1
         return built
-
-    def _rebuild_from_disk(self) -> Rebuilt:
-        entries, _ = read_journal(self.journal.path)
-        return rebuild(self.model_path, entries)
 
     def close(self) -> None:
         self.journal.close()

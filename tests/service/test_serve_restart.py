@@ -90,9 +90,14 @@ def test_sigkill_loses_no_acknowledged_observation(tmp_path, trace):
             answer = requests.post(url + "/predict", data=json.dumps(job), timeout=10).json()
             assert same(answer, expected(rebuilt, job))
 
-        # learning goes on where the journal left off
-        answer = requests.post(url + "/observe", data=json.dumps(finished[0]), timeout=10)
-        assert answer.json()["seq"] == entries[-1].seq + 1
+        # a job observed before the kill is a duplicate after it; learning goes on where the
+        # journal left off
+        first = entries[0]
+        answer = requests.post(url + "/observe", data=json.dumps(first.job), timeout=10).json()
+        assert answer["duplicate"] and answer["seq"] == first.seq
+        fresh = next(job for job in finished if job["job_id"] not in journaled)
+        answer = requests.post(url + "/observe", data=json.dumps(fresh), timeout=10).json()
+        assert answer["seq"] == entries[-1].seq + 1 and not answer["duplicate"]
 
         # SIGHUP reloads a refitted model file, keeping what was observed
         fit_model(model, trace.iloc[50:250])
