@@ -7,7 +7,7 @@ learned, the model it would join checks it three ways and names the first failur
 
 * **consistency** — the record against itself: no phase spends more task time than its tasks
   could have run between the job's launch and finish, times are in order, a map-only job has no
-  reduce time;
+  reduce time, its maps read no faster than :data:`MAX_READ_RATE`;
 * **surprise** — the job's summed task time against the model's own predictive distribution
   for it: ``|z| = |y − ŷ| / √var`` above :attr:`Plausibility.z_max` *and* off by more than
   :attr:`Plausibility.factor` either way (a real job of a new kind can be many standard errors
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 #: Clock slack between the task and job timestamps of one history (ms).
 _SKEW_MS = 5_000.0
+#: Faster than any map task reads its input, per second of task time (bytes/s): the bundled
+#: traces' fastest jobs read 17-19 MB per task-second, the Hadoop trace's 1.6.
+MAX_READ_RATE = 2e9
 _MS = 1e-3
 
 
@@ -126,6 +129,11 @@ def inconsistency(values: Mapping[str, float]) -> str | None:
     n_r = values.get("n_reduces", 0.0)
     if n_r == 0 and (values.get("reduce_time_ms") or 0.0) > 0:
         return "a job without reduces has reduce_time_ms > 0"
+    read, map_ms = values.get("map_input_bytes"), values.get("map_time_ms")
+    if read is not None and map_ms and read / (map_ms * _MS) > MAX_READ_RATE:
+        return (f"map_input_bytes {read:.4g} read in {map_ms:.0f} ms of map time is "
+                f"{read / (map_ms * _MS) / 1e9:.3g} GB/s, faster than any map task reads "
+                f"({MAX_READ_RATE / 1e9:g} GB/s)")
     if start is None or finish is None:
         return None
     elapsed = finish - start + _SKEW_MS

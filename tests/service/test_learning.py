@@ -5,7 +5,6 @@ that."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 
 import pytest
