@@ -49,7 +49,7 @@ def test_a_torn_last_line_is_dropped_and_truncated_away(tmp_path):
 def test_damage_before_the_end_is_refused(tmp_path, line):
     path = tmp_path / "j"
     path.write_bytes(b'{"seq":1,"job":{}}\n' + line + b"\n" + b'{"seq":9,"job":{}}\n')
-    with pytest.raises(ParseError, match=r"j: line 2: (not a journal entry|journal entry 0 out of seq)"):
+    with pytest.raises(ParseError, match=r"j: line 2: (not a journal entry|.* out of seq)"):
         read_journal(path)
 
 
