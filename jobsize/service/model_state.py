@@ -48,6 +48,7 @@ class Replay:
     keys: dict[str, Observation] = field(default_factory=dict)
     held: dict[str, Entry] = field(default_factory=dict)
     rejected: list[int] = field(default_factory=list)
+    in_place: bool = False  # learn into the model itself (replay), not a copy (reload's tail)
 
     def apply(self, entry: Entry) -> None:
         """Replay one entry as it was decided when it was journaled."""
@@ -65,14 +66,22 @@ class Replay:
             self.held[entry.key] = entry
             self.keys[entry.key] = Observation(entry.seq, entry.key, False, entry.held)
             return
-        candidate = copy.deepcopy(self.predictor)
-        try:
-            learned = learn(candidate, entry.job)
-        except JobsizeError:  # possible only after the model file changed
-            self.rejected.append(entry.seq)
+        if entry.seq in self.rejected:
             learned = False
+        elif self.in_place:  # a refusal may have half-updated the model: replay() restarts
+            try:
+                learned = learn(self.predictor, entry.job)
+            except JobsizeError:
+                raise _Refused(entry.seq) from None
         else:
-            self.predictor = candidate
+            candidate = copy.deepcopy(self.predictor)
+            try:
+                learned = learn(candidate, entry.job)
+            except JobsizeError:
+                self.rejected.append(entry.seq)
+                learned = False
+            else:
+                self.predictor = candidate
         self.learned += learned
         self.keys[entry.key] = Observation(entry.seq, entry.key, learned)
 
@@ -95,19 +104,35 @@ def replay(model_path: str | os.PathLike[str], journal_path: str | os.PathLike[s
     whole journal. Also the journal's valid byte length and the entries it holds."""
     snapshot = read_snapshot(journal_path, file_digest(model_path))
     if snapshot is not None:
-        state = Replay(SizePredictor.from_model(snapshot.model), snapshot.seq, snapshot.seq,
-                       snapshot.learned, snapshot.keys, snapshot.held)
         entries, valid = read_journal(journal_path, after=snapshot.seq)
         in_journal = len(entries)
     else:
-        state = Replay(SizePredictor.load(model_path))
         archived, _ = read_journal(archive_path(journal_path))
         entries, valid = read_journal(journal_path)
         in_journal = len(entries)
         entries = [e for e in archived if not entries or e.seq < entries[0].seq] + entries
-    for entry in entries:
-        state.apply(entry)
-    return state, valid, in_journal
+    rejected: list[int] = []  # entries the model refuses (possible after the file changed)
+    while True:
+        if snapshot is not None:
+            state = Replay(SizePredictor.from_model(copy.deepcopy(snapshot.model)),
+                           snapshot.seq, snapshot.seq, snapshot.learned, dict(snapshot.keys),
+                           dict(snapshot.held))
+        else:
+            state = Replay(SizePredictor.load(model_path))
+        state.rejected, state.in_place = list(rejected), True
+        try:
+            for entry in entries:
+                state.apply(entry)
+        except _Refused as refused:
+            rejected.append(refused.seq)
+            continue
+        state.in_place = False
+        return state, valid, in_journal
+
+
+class _Refused(Exception):
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
 
 
 class JournalFailed(Exception):

@@ -206,3 +206,16 @@ def test_concurrent_reloads_are_refused_as_busy(setup):
     results = _run(go())
     state.close()
     assert sum(isinstance(r, ReloadBusy) for r in results) == 1
+
+
+def test_an_entry_the_model_file_refuses_is_skipped_and_the_rest_replayed(setup):
+    model, journal, jobs = setup
+    unlearnable = {k: v for k, v in jobs[1].items() if k != "map_time_ms"}
+    journal.write_bytes(b"".join(
+        json.dumps({"seq": i, "key": job["job_id"], "job": job}).encode() + b"\n"
+        for i, job in enumerate([jobs[0], unlearnable, jobs[2]], start=1)))
+    state = ModelState(model, journal)
+    state.close()
+    assert state.rejected == [2] and state.observed == 2
+    direct = jobsize.SizePredictor.load(model).observe(jobs[0]).observe(jobs[2])
+    assert same(expected(state.live, jobs[5]), expected(direct, jobs[5]))
