@@ -219,3 +219,27 @@ def test_an_entry_the_model_file_refuses_is_skipped_and_the_rest_replayed(setup)
     assert state.rejected == [2] and state.observed == 2
     direct = jobsize.SizePredictor.load(model).observe(jobs[0]).observe(jobs[2])
     assert same(expected(state.live, jobs[5]), expected(direct, jobs[5]))
+
+
+def test_the_journal_command_reports_repairs_and_compacts(setup, capsys):
+    from jobsize.cli import main
+
+    model, journal, jobs = setup
+    state = ModelState(model, journal)
+    _run(state.observe(jobs[0]))
+    _run(state.observe(_corrupt(jobs[1])))
+    state.close()
+    with journal.open("ab") as handle:
+        handle.write(b'{"seq": 3, "job": 7}\n')
+    assert main(["journal", "status", str(journal)]) == 2  # damaged: one line naming it
+    assert "line 3" in capsys.readouterr().err
+    assert main(["journal", "repair", str(journal)]) == 0
+    assert "2 entries kept, 1 line(s) set aside" in capsys.readouterr().out
+    assert main(["journal", "status", str(journal), "--model", str(model)]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["entries"] == 2 and [h["key"] for h in status["held"]] == [
+        jobs[1]["job_id"] + "_bad"]
+    assert main(["journal", "compact", str(journal), "--model", str(model)]) == 0
+    assert "2 entries archived" in capsys.readouterr().out
+    assert read_journal(journal)[0] == [] and snapshot_path(journal).exists()
+    assert main(["journal", "compact", str(journal)]) == 2
