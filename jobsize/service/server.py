@@ -4,7 +4,7 @@ to reload the model file.
 The bounds a client cannot get round:
 
 - **headers**: a connection must finish sending a request's headers within ``read_timeout``
-  seconds of opening (or of starting the request, on a kept-alive connection), or it is answered
+  seconds of opening (or of the previous answer, on a kept-alive connection), or it is answered
   408 and closed. uvicorn has no such timeout of its own (and starts its keep-alive timer only
   after a first answer), so the HTTP protocol here adds one; header bytes per request are also
   capped (``h11_max_incomplete_event_size``, httptools' own limit).
@@ -90,7 +90,7 @@ _TIMEOUT_ANSWER = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/j
 
 class _HeaderDeadline:
     """Mixed into uvicorn's HTTP protocols: a request's headers must arrive within
-    ``header_timeout`` seconds of the connection opening or of the request's first byte."""
+    ``header_timeout`` seconds of the connection opening or of the previous answer."""
 
     header_timeout: float = 10.0
     loop: asyncio.AbstractEventLoop
@@ -98,31 +98,35 @@ class _HeaderDeadline:
     cycle: Any
 
     def connection_made(self, transport: asyncio.Transport) -> None:
-        super().connection_made(transport)  # type: ignore[misc]
         self._deadline: asyncio.TimerHandle | None = None
+        super().connection_made(transport)  # type: ignore[misc]
         self._arm()
 
-    def data_received(self, data: bytes) -> None:
-        if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm()  # the first bytes of the next request on a kept-alive connection
-        super().data_received(data)  # type: ignore[misc]
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if not self.transport.is_closing():
+            self._arm()  # the next request's headers (uvicorn's own idle timer runs too)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self._disarm()
         super().connection_lost(exc)  # type: ignore[misc]
 
     def _arm(self) -> None:
+        self._disarm()
         self._waiting_since = self.cycle
         self._deadline = self.loop.call_later(self.header_timeout, self._expire)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
 
     def _expire(self) -> None:
         self._deadline = None
         if self.cycle is not self._waiting_since:
             return  # a request's headers arrived since: its body has a deadline of its own
         if self.cycle is not None and not self.cycle.response_complete:
-            self._arm()  # still answering the previous request; pipelined bytes wait
+            self._arm()  # still answering the previous request
             return
         if not self.transport.is_closing():
             self.transport.write(_TIMEOUT_ANSWER)
