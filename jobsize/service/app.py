@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hmac
+import json
 import logging
 import math
 import time
@@ -72,6 +73,12 @@ log = logging.getLogger("jobsize.service")
 _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
 BATCH_CHUNK = 32  # jobs a batch predicts between turns of the event loop
 JOURNAL_RETRY_S = 10
+THREAD_PARSE_BYTES = 64 * 1024  # bodies parsed (and batch answers written) in a thread
+
+
+def _render(doc: Any) -> bytes:
+    """JSON text as Starlette's JSONResponse writes it."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 class Metrics:
@@ -155,6 +162,8 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
                     data += chunk
                     if len(data) > limits.body_bytes:
                         raise BadRequest(f"body exceeds {limits.body_bytes} bytes", 413)
+            if len(data) > THREAD_PARSE_BYTES:  # a big batch: parsed beside the loop, which the
+                return await asyncio.to_thread(parse_body, bytes(data), limits)  # GIL shares
             return parse_body(bytes(data), limits)
         except TimeoutError:
             raise BadRequest(f"body not received within {limits.read_seconds:g} s", 408) from None
@@ -182,7 +191,8 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
                 except JobsizeError as exc:
                     out.append({"error": " ".join(str(exc).split())})
         metrics.predictions.inc(sum("prediction" in item for item in out))
-        return JSONResponse({"predictions": out})
+        return Response(await asyncio.to_thread(_render, {"predictions": out}),
+                        media_type="application/json")
 
     def observation(found: Any) -> Response:
         held = getattr(found, "held", None)
