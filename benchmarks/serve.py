@@ -7,10 +7,17 @@ runs as ``jobsize serve`` in its own process; the load comes from another proces
 connections (asyncio, raw HTTP/1.1), each sending its next ``POST /predict`` as soon as the last
 is answered, for a fixed time after a warm-up. One more connection observes finished jobs at a
 steady rate meanwhile; after the run every acknowledged observation must be in the journal and
-in the model (``GET /health``). Goal: ≥ 2,000 predictions/s with p99 ≤ 10 ms, no observation
-lost.
+in the model (``GET /v1/health``). Goal: ≥ 2,000 predictions/s with p99 ≤ 10 ms, no
+observation lost.
+
+With ``--batches``, the same load runs twice against the same service: once as above (the
+baseline), once with one more connection sending 1,000-job ``POST /v1/predict/batch`` requests
+back to back (about 1.9 MB each: the service runs with ``--max-body 4M``); the single
+predictions' rate and latency with batches are printed as ratios of
+those without (a batch must not stall single predictions).
 
     python benchmarks/serve.py [--connections C] [--seconds S] [--observe-rate R] [--form F]
+                               [--batches]
 """
 
 from __future__ import annotations
@@ -111,6 +118,16 @@ async def _predicting(host, port, requests_, warmup_end, end, latencies, errors)
     writer.close()
 
 
+async def _batching(host, port, request, warmup_end, end, done) -> None:
+    """Batch after batch on one connection; ``done`` counts those answered after warm-up."""
+    reader, writer = await asyncio.open_connection(host, port)
+    while time.perf_counter() < end:
+        status, _ = await _exchange(reader, writer, request)
+        if time.perf_counter() >= warmup_end and status == 200:
+            done[0] += 1
+    writer.close()
+
+
 async def _observing(host, port, finished, rate, warmup_end, end, acked, latencies) -> None:
     reader, writer = await asyncio.open_connection(host, port)
     await asyncio.sleep(max(0.0, warmup_end - time.perf_counter()))
@@ -118,7 +135,7 @@ async def _observing(host, port, finished, rate, warmup_end, end, acked, latenci
         if time.perf_counter() >= end:
             break
         t0 = time.perf_counter_ns()
-        request = _request("/observe", json.dumps(job).encode())
+        request = _request("/v1/observe", json.dumps(job).encode())
         status, _ = await _exchange(reader, writer, request)
         if status == 200:
             acked.append(job["job_id"])
@@ -128,31 +145,38 @@ async def _observing(host, port, finished, rate, warmup_end, end, acked, latenci
 
 
 def _load(url: str, bodies: list[bytes], finished: list[dict], connections: int,
-          warmup: float, seconds: float, rate: float, out: multiprocessing.Queue) -> None:
+          warmup: float, seconds: float, rate: float, out: multiprocessing.Queue,
+          batch: bytes | None = None) -> None:
     try:
         import uvloop
         uvloop.install()
     except ImportError:
         pass
     host, port = urlsplit(url).hostname, urlsplit(url).port
-    requests_ = [_request("/predict", body) for body in bodies]
+    requests_ = [_request("/v1/predict", body) for body in bodies]
     latencies: list[int] = []
     observed: list[str] = []
     observe_latencies: list[int] = []
     errors = [0]
+    batches = [0]
 
     async def run() -> float:
         start = time.perf_counter()
         warmup_end, end = start + warmup, start + warmup + seconds
         predicting = [_predicting(host, port, requests_, warmup_end, end, latencies, errors)
                       for _ in range(connections)]
-        await asyncio.gather(*predicting, _observing(host, port, finished, rate, warmup_end, end,
-                                                 observed, observe_latencies))
+        others = [_observing(host, port, finished, rate, warmup_end, end, observed,
+                             observe_latencies)]
+        if batch is not None:
+            others.append(_batching(host, port, _request("/v1/predict/batch", batch),
+                                    warmup_end, end, batches))
+        await asyncio.gather(*predicting, *others)
         return time.perf_counter() - warmup_end
 
     elapsed = asyncio.run(run())
     out.put({"latencies": latencies, "elapsed": elapsed, "acked": observed,
-             "observe_latencies": observe_latencies, "errors": errors[0]})
+             "observe_latencies": observe_latencies, "errors": errors[0],
+             "batches": batches[0]})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +195,9 @@ def main() -> None:
                         help="observations per second during the run")
     parser.add_argument("--form", default=None,
                         help="the size model's form (default: the predictor's default)")
+    parser.add_argument("--batches", action="store_true",
+                        help="run the load again with a client sending 1,000-job batches, and "
+                        "compare")
     args = parser.parse_args()
 
     trace = jobsize.read_trace(reference_trace())
@@ -186,20 +213,30 @@ def main() -> None:
         load_before = os.getloadavg()
         server = subprocess.Popen(
             [sys.executable, "-m", "jobsize", "serve", "--model", str(model_path),
-             "--journal", str(journal), "--port", "0"],
+             "--journal", str(journal), "--port", "0", "--max-body", "4M"],
             stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             url = server.stdout.readline().split()[2]
-            spawn = multiprocessing.get_context("spawn")
-            results = spawn.Queue()
             bodies = [json.dumps(job).encode() for job in jobs]
-            generator = spawn.Process(
-                target=_load, args=(url, bodies, jobs, args.connections, args.warmup,
-                                    args.seconds, args.observe_rate, results))
-            generator.start()
-            result = results.get(timeout=args.warmup + args.seconds + 120)
-            generator.join()
-            health = requests.get(url + "/health", timeout=10).json()
+
+            def load(finished: list[dict], batch: bytes | None = None) -> dict:
+                spawn = multiprocessing.get_context("spawn")
+                results = spawn.Queue()
+                generator = spawn.Process(
+                    target=_load, args=(url, bodies, finished, args.connections, args.warmup,
+                                        args.seconds, args.observe_rate, results, batch))
+                generator.start()
+                result = results.get(timeout=args.warmup + args.seconds + 120)
+                generator.join()
+                return result
+
+            half = len(jobs) // 2
+            result = load(jobs[:half] if args.batches else jobs)
+            batched = None
+            if args.batches:
+                batch = json.dumps({"jobs": [jobs[i % len(jobs)] for i in range(1000)]})
+                batched = load(jobs[half:], batch.encode())
+            health = requests.get(url + "/v1/health", timeout=10).json()
         finally:
             server.terminate()
             server.wait(10)
@@ -212,7 +249,7 @@ def main() -> None:
     rate = len(served) / result["elapsed"]
     p50, p99 = _percentiles(served)
     d50, d99 = _percentiles(direct_ns)
-    acked = result["acked"]
+    acked = result["acked"] + (batched["acked"] if batched else [])
     lost = len(set(acked) - set(journaled))
     print(f"# model form {model.form}, {len(jobs)} jobs of the reference trace; "
           f"{os.cpu_count()} cores; load average {load_before[0]:.2f} before, "
@@ -228,7 +265,19 @@ def main() -> None:
     print(f"observations acknowledged under load: {len(acked)} (p50 {o50:.2f} ms, p99 "
           f"{o99:.2f} ms); in the journal: {len(journaled)}; in the model: "
           f"{health['observed']}; acknowledged but lost: {lost}")
-    if lost or health["observed"] < len(acked) or result["errors"]:
+    if batched is not None:
+        with_batches = np.asarray(batched["latencies"])
+        b_rate = len(with_batches) / batched["elapsed"]
+        b50, b99 = _percentiles(with_batches)
+        jobs_per_s = batched["batches"] * 1000 / batched["elapsed"]
+        print(f"# again with one more connection sending 1000-job batches back to back: "
+              f"{batched['batches']} batches answered ({jobs_per_s:.0f} jobs/s), "
+              f"{batched['errors']} non-200 single answers")
+        row("single predictions/s beside batches", b_rate, "1/s", rate, "without batches")
+        row("single p50 latency beside batches", b50, "ms", p50, "without batches")
+        row("single p99 latency beside batches", b99, "ms", p99, "without batches")
+    errors = result["errors"] + (batched["errors"] if batched else 0)
+    if lost or health["observed"] < len(acked) or errors:
         sys.exit("observations were lost or requests failed")
 
 

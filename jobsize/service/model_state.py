@@ -93,8 +93,12 @@ def learn(predictor: SizePredictor, job: dict[str, Any]) -> bool:
     return predictor.training_.get("observed") != before
 
 
-def file_digest(path: str | os.PathLike[str]) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def file_digest(path: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 of a model file (None if it cannot be read: loading it will say why)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def replay(model_path: str | os.PathLike[str], journal_path: str | os.PathLike[str]
@@ -102,7 +106,7 @@ def replay(model_path: str | os.PathLike[str], journal_path: str | os.PathLike[s
     """The model of ``model_path`` having replayed the journal: from the snapshot and the tail
     when the snapshot was taken of this model file, else from the file, the archive and the
     whole journal. Also the journal's valid byte length and the entries it holds."""
-    snapshot = read_snapshot(journal_path, file_digest(model_path))
+    snapshot = read_snapshot(journal_path, lambda: file_digest(model_path))
     if snapshot is not None:
         entries, valid = read_journal(journal_path, after=snapshot.seq)
         in_journal = len(entries)

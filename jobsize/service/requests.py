@@ -18,18 +18,23 @@ MAX_MAGNITUDE = 1e18
 
 
 class BadRequest(Exception):
-    """A request the service refuses: ``status`` (400, or 413 for a body too large)."""
+    """A request the service refuses: ``status`` (400; 408 for a body not sent in time, 413 for
+    a body too large, 503 with ``retry_after`` seconds when the service is too busy to read
+    it)."""
 
-    def __init__(self, reason: str, status: int = 400) -> None:
+    def __init__(self, reason: str, status: int = 400, retry_after: int | None = None) -> None:
         super().__init__(reason)
-        self.reason, self.status = reason, status
+        self.reason, self.status, self.retry_after = reason, status, retry_after
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may hold."""
+    """What one request may hold, how long its body may take to arrive (seconds), and how many
+    body bytes all the requests being read at once may hold together."""
 
     body_bytes: int = 1 << 20
+    read_seconds: float = 10.0
+    inflight_bytes: int = 64 << 20
     depth: int = 8
     keys: int = 1000
     batch: int = 1000

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +49,10 @@ def write_snapshot(journal: str | os.PathLike[str], model_digest: str, snap: Sna
     atomic_write_text(snapshot_path(journal), json.dumps(doc, separators=(",", ":")))
 
 
-def read_snapshot(journal: str | os.PathLike[str], model_digest: str) -> Snapshot | None:
-    """The journal's snapshot if it grew from the model file of ``model_digest``, else None."""
+def read_snapshot(journal: str | os.PathLike[str], model_digest: Callable[[], str | None]
+                  ) -> Snapshot | None:
+    """The journal's snapshot if it grew from the model file whose digest ``model_digest()``
+    gives (read only when there is a snapshot), else None."""
     path = snapshot_path(journal)
     try:
         doc = json.loads(path.read_bytes())
@@ -61,7 +64,7 @@ def read_snapshot(journal: str | os.PathLike[str], model_digest: str) -> Snapsho
     try:
         if doc["format"] != FORMAT or doc["version"] != VERSION:
             raise ValueError("not a snapshot of this version")
-        if doc["model_sha256"] != model_digest:
+        if doc["model_sha256"] != model_digest():
             return None
         keys = {k: Observation(int(seq), k, bool(learned), held)
                 for k, (seq, learned, held) in doc["keys"].items()}
