@@ -3,8 +3,8 @@ whole journal, measured in the same run.
 
 The model is fitted on the bundled reference trace; N observations (real records of the
 reference and held-out traces, sent again with fresh job ids) are journaled once with the
-service's compaction (a snapshot every 1,000 entries) and once without. Printed: the time to
-start the model state from each, and their ratio.
+service's compaction (a snapshot every ``ModelState.compact_every`` entries) and once without.
+Printed: the time to start the model state from each, and their ratio.
 
     python benchmarks/journal_startup.py [--observations N]
 """
@@ -36,8 +36,8 @@ async def _observe(state: ModelState, jobs: list[dict]) -> None:
 
 
 def _journal(model: Path, journal: Path, jobs: list[dict], every: int) -> None:
-    ModelState.compact_every = every
     state = ModelState(model, journal)
+    state.compact_every = every
     asyncio.run(_observe(state, jobs))
     state.close()
 
@@ -63,7 +63,7 @@ def main() -> None:
         jobs.append(job)
     with tempfile.TemporaryDirectory() as tmp:
         model = fitted.save(Path(tmp) / "model.json")
-        _journal(model, Path(tmp) / "compacted", jobs, 1000)
+        _journal(model, Path(tmp) / "compacted", jobs, ModelState.compact_every)
         _journal(model, Path(tmp) / "whole", jobs, 10 ** 9)
         compacted = min(_start(model, Path(tmp) / "compacted") for _ in range(3))
         whole = min(_start(model, Path(tmp) / "whole") for _ in range(3))

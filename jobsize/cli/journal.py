@@ -6,7 +6,7 @@
 
 ``status`` counts entries, held jobs and the snapshot; ``repair`` sets damaged lines aside in
 ``JOURNAL.damaged`` so the service can start again; ``compact`` writes a snapshot and moves the
-journal's lines into ``JOURNAL.archive`` (the service does this itself every 1,000 entries).
+journal's lines into ``JOURNAL.archive`` (the service does this itself every 250 entries).
 ``repair`` and ``compact`` take the journal's lock: stop the service first.
 """
 

@@ -151,7 +151,7 @@ class ModelState:
     """The live model, the journal, and the observations between them."""
 
     #: Journal entries between snapshots.
-    compact_every = 1000
+    compact_every = 250
 
     def __init__(self, model_path: str | os.PathLike[str],
                  journal_path: str | os.PathLike[str]) -> None:
