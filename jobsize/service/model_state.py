@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import hashlib
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ from jobsize.service.journal import (
     read_journal,
 )
 from jobsize.service.snapshot import Snapshot, read_snapshot, write_snapshot
+
+log = logging.getLogger("jobsize.service")
 
 
 @dataclass
@@ -266,24 +269,40 @@ class ModelState:
             self.live, self._live_seq = candidate, entry.seq
         self._live_seq = max(self._live_seq, entry.seq)
         if self.entries >= self.compact_every and not self._compacting:
-            asyncio.get_running_loop().create_task(self.compact())
+            self._compacting = True  # now, so no second one is started before it runs
+            asyncio.get_running_loop().create_task(self._compact_in_background())
         return Observation(entry.seq, entry.key, entry.learned, entry.held)
 
     async def compact(self) -> int:
-        """Snapshot the live model and move the journal lines it holds to the archive."""
+        """Snapshot what the journal holds and move its lines to the archive; the lines moved
+        (0 if a compaction is already running)."""
         if self._compacting:
             return 0
         self._compacting = True
         try:
-            snapshot = Snapshot(copy.deepcopy(self.live.model_), self._live_seq, self.observed,
-                                dict(self._keys), dict(self._held))
-            digest = await asyncio.to_thread(file_digest, self.model_path)
-            await asyncio.to_thread(write_snapshot, self.journal.path, digest, snapshot)
-            moved = await self.journal.compact(snapshot.seq)
-            self.entries -= moved
-            self.snapshot_seq = snapshot.seq
-            self.compactions += 1
-            return moved
+            return await self._compact()
+        finally:
+            self._compacting = False
+
+    async def _compact(self) -> int:
+        # The snapshot is rebuilt from disk, not taken from memory: memory runs ahead of the
+        # journal (keys and held jobs are registered before their fsync), the disk does not.
+        built, _, _ = await asyncio.to_thread(replay, self.model_path, self.journal.path)
+        snapshot = Snapshot(built.predictor.model_, built.last_seq, built.learned, built.keys,
+                            built.held)
+        digest = await asyncio.to_thread(file_digest, self.model_path)
+        await asyncio.to_thread(write_snapshot, self.journal.path, digest, snapshot)
+        moved = await self.journal.compact(snapshot.seq)
+        self.entries -= moved
+        self.snapshot_seq = snapshot.seq
+        self.compactions += 1
+        return moved
+
+    async def _compact_in_background(self) -> None:
+        try:
+            await self._compact()
+        except (OSError, RuntimeError, JobsizeError) as exc:  # every step leaves it whole
+            log.warning("journal compaction failed, the journal is intact: %s", exc)
         finally:
             self._compacting = False
 
