@@ -62,8 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seconds a kept-alive connection may wait for its next request "
                         "(default: 5)")
     parser.add_argument("--max-connections", type=count(1), default=1000, metavar="N",
-                        help="open connections (and requests in progress) beyond which the "
-                        "service answers 503 at once (default: 1000)")
+                        help="open connections at most; a new one beyond them replaces the "
+                        "one that has waited longest for its request's headers (default: "
+                        "1000)")
     parser.add_argument("--cluster-memory-mb", type=positive_number, default=PAPER_CLUSTER.memory,
                         metavar="MB", help="cluster memory CR for minE and APB "
                         f"(default: {PAPER_CLUSTER.memory:g})")

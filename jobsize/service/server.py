@@ -12,8 +12,11 @@ The bounds a client cannot get round:
   ``--max-body`` bytes of it (413), and all bodies being read at once within a shared budget
   (503 with Retry-After); see :mod:`jobsize.service.app`.
 - **idle**: a kept-alive connection is closed after ``idle_timeout`` seconds without a request.
-- **connections**: beyond ``max_connections`` open connections or running requests, uvicorn
-  answers 503 at once.
+- **connections**: at most ``max_connections`` are open. A new one beyond it takes the place of
+  the connection that has waited longest for its request's headers (a slow client's), which is
+  answered 408 and closed; when none is waiting the new one is closed at once. Connections that
+  are being answered, or kept alive between requests, are never pushed out, so a flood of slow
+  clients cannot lock out a scheduler already connected.
 """
 
 from __future__ import annotations
@@ -90,17 +93,31 @@ _TIMEOUT_ANSWER = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/j
 
 class _HeaderDeadline:
     """Mixed into uvicorn's HTTP protocols: a request's headers must arrive within
-    ``header_timeout`` seconds of the connection opening or of the previous answer."""
+    ``header_timeout`` seconds of the connection opening or of the previous answer, and at most
+    ``max_connections`` are open (the longest-waiting for headers makes way for a new one)."""
 
     header_timeout: float = 10.0
+    max_connections: int = 1000
+    waiting: dict[Any, None]  # connections waiting for headers, oldest first (per server)
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
+    connections: set[Any]
     cycle: Any
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self._deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)  # type: ignore[misc]
+        if len(self.connections) > self.max_connections:
+            oldest = next((c for c in self.waiting if c.cycle is None), None)
+            if oldest is None:
+                transport.close()  # every connection is busy: this one waits its turn
+                return
+            oldest._expire(force=True)
         self._arm()
+
+    def on_headers_complete(self) -> None:
+        self.waiting.pop(self, None)
+        super().on_headers_complete()  # type: ignore[misc]
 
     def on_response_complete(self) -> None:
         super().on_response_complete()  # type: ignore[misc]
@@ -115,19 +132,23 @@ class _HeaderDeadline:
         self._disarm()
         self._waiting_since = self.cycle
         self._deadline = self.loop.call_later(self.header_timeout, self._expire)
+        if self.cycle is None:  # a fresh connection: no request of it is being answered
+            self.waiting[self] = None
 
     def _disarm(self) -> None:
+        self.waiting.pop(self, None)
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
 
-    def _expire(self) -> None:
+    def _expire(self, force: bool = False) -> None:
         self._deadline = None
-        if self.cycle is not self._waiting_since:
+        if not force and self.cycle is not self._waiting_since:
             return  # a request's headers arrived since: its body has a deadline of its own
-        if self.cycle is not None and not self.cycle.response_complete:
+        if not force and self.cycle is not None and not self.cycle.response_complete:
             self._arm()  # still answering the previous request
             return
+        self.waiting.pop(self, None)
         if not self.transport.is_closing():
             self.transport.write(_TIMEOUT_ANSWER)
             self.transport.close()
@@ -139,7 +160,8 @@ def _protocol(settings: ServerSettings) -> type[asyncio.Protocol]:
     else:
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
     return type(f"Deadline{base.__name__}", (_HeaderDeadline, base),
-                {"header_timeout": settings.read_timeout})
+                {"header_timeout": settings.read_timeout,
+                 "max_connections": settings.max_connections, "waiting": {}})
 
 
 def config(app: Starlette, settings: ServerSettings | None = None, *,
@@ -152,7 +174,6 @@ def config(app: Starlette, settings: ServerSettings | None = None, *,
     return uvicorn.Config(
         app, loop=loop, http=_protocol(settings), log_level=log_level, access_log=False,
         lifespan="off", timeout_keep_alive=settings.idle_timeout,  # type: ignore[arg-type]
-        limit_concurrency=settings.max_connections,
         h11_max_incomplete_event_size=settings.max_header_bytes, **tls)
 
 

@@ -338,6 +338,46 @@ def test_headers_not_sent_in_time_are_answered_408_and_the_connection_closed(ser
     assert answer.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 408" in answer
 
 
+def _answer(conn: socket.socket) -> bytes:
+    """One whole HTTP answer read from ``conn``: its head and its Content-Length of body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length")))
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_slow_clients_beyond_the_cap_make_way_and_a_connected_client_is_never_refused(serving):
+    service = serving(settings=ServerSettings(max_connections=4, read_timeout=30))
+    job = b'{"n_maps": 3}'
+    request = (b"POST /v1/predict HTTP/1.1\r\nHost: t\r\nContent-Length: "
+               + str(len(job)).encode() + b"\r\n\r\n" + job)
+    with socket.create_connection(service.address, timeout=30) as scheduler:
+        scheduler.sendall(request)
+        assert _answer(scheduler).startswith(b"HTTP/1.1 400")  # answered, kept alive
+        slow = []
+        for _ in range(8):  # twice the cap, each sending part of its headers and no more
+            conn = socket.create_connection(service.address, timeout=30)
+            conn.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: t\r\n")
+            slow.append(conn)
+        # the oldest slow ones were pushed out with a 408; the newest are still held
+        assert _answer(slow[0]).startswith(b"HTTP/1.1 408")
+        slow[-1].settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            slow[-1].recv(65536)
+        scheduler.sendall(request)  # the connected scheduler is still answered
+        assert _answer(scheduler).startswith(b"HTTP/1.1 400")
+        fresh = socket.create_connection(service.address, timeout=30)  # and a new client too
+        fresh.sendall(request)
+        assert _answer(fresh).startswith(b"HTTP/1.1 400")
+        for conn in [*slow, fresh]:
+            conn.close()
+
+
 def test_bodies_in_flight_share_a_budget(serving):
     service = serving(limits=Limits(inflight_bytes=4096))
     answer = _post(service.url + "/v1/predict", {"pad": "x" * 5000})
