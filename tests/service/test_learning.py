@@ -22,11 +22,18 @@ def trace():
     return reference()
 
 
+@pytest.fixture(scope="module")
+def fitted(trace, tmp_path_factory):
+    model = fit_model(tmp_path_factory.mktemp("model") / "m.json", trace.iloc[:200])
+    return model, usable(jobsize.SizePredictor.load(model), as_jobs(trace.iloc[200:]))
+
+
 @pytest.fixture
-def setup(tmp_path, trace):
-    model = fit_model(tmp_path / "m.json", trace.iloc[:200])
-    jobs = usable(jobsize.SizePredictor.load(model), as_jobs(trace.iloc[200:]))
-    return model, tmp_path / "m.json.journal", jobs
+def setup(tmp_path, fitted):
+    """A model file of this test's own (tests rewrite it), its journal and finished jobs."""
+    model = tmp_path / "m.json"
+    model.write_bytes(fitted[0].read_bytes())
+    return model, tmp_path / "m.json.journal", fitted[1]
 
 
 def _run(coro):
