@@ -58,6 +58,7 @@ class Served:
 
     def stop(self) -> None:
         self.server.should_exit = True
+        self.server.force_exit = True  # without waiting for connections a test left open
         self.thread.join(10)
         self.state.close()
 
