@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
                               tls_key=args.tls_key)
     journal = args.journal or f"{args.model}.journal"
     state = ModelState(args.model, journal)
+    app = None
     try:
         app = create_app(state, cluster=Resources(args.cluster_memory_mb, args.cluster_vcores),
                          limits=Limits(body_bytes=args.max_body, read_seconds=args.read_timeout,
@@ -142,5 +143,7 @@ def run(args: argparse.Namespace) -> int:
 
         serve(app, sock, on_ready=ready, settings=settings)
     finally:
+        if app is not None:
+            app.state.batches.close()
         state.close()
     return 0

@@ -30,16 +30,13 @@ traceback goes to the log, not to the client).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hmac
-import json
 import logging
-import math
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-import numpy as np
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -59,20 +56,16 @@ from starlette.routing import Route
 import jobsize
 from jobsize.errors import JobsizeError
 from jobsize.models.resources import PAPER_CLUSTER, Resources
+from jobsize.service.answers import plain, prediction_dict
+from jobsize.service.batches import BatchWorker
 from jobsize.service.model_state import JournalFailed, ModelState, Observation, ReloadBusy
-from jobsize.service.requests import BadRequest, Limits, job_list, job_object, parse_body
+from jobsize.service.requests import BadRequest, Limits, job_object, parse_body
 
 log = logging.getLogger("jobsize.service")
 
 _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
-BATCH_CHUNK = 32  # jobs a batch predicts between turns of the event loop
 JOURNAL_RETRY_S = 10
 THREAD_PARSE_BYTES = 64 * 1024  # bodies parsed (and batch answers written) in a thread
-
-
-def _render(doc: Any) -> bytes:
-    """JSON text as Starlette's JSONResponse writes it."""
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 class Metrics:
@@ -103,27 +96,6 @@ class Metrics:
               registry=r).set_function(lambda: state.duplicates)
 
 
-def _json(value: Any) -> Any:
-    """A prediction as JSON: non-finite numbers (unbounded interval ends) become null, numpy
-    scalars and nested dataclasses plain values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def prediction_dict(prediction: Any) -> dict[str, Any]:
-    """Every field the predictor's prediction has, whatever they are."""
-    return _json(prediction.to_dict() if hasattr(prediction, "to_dict") else prediction)
-
-
 def _error(reason: str, status: int, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": " ".join(reason.split())}, status_code=status, headers=headers)
 
@@ -139,8 +111,15 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
     limits = limits or Limits()
     metrics = Metrics(state)
     in_flight = [0]  # body bytes held by the requests being read, all together
+    batches = BatchWorker(limits, cluster)
 
     async def body(request: Request) -> Any:
+        data = await raw_body(request)
+        if len(data) > THREAD_PARSE_BYTES:  # a big body: parsed beside the loop
+            return await asyncio.to_thread(parse_body, data, limits)
+        return parse_body(data, limits)
+
+    async def raw_body(request: Request) -> bytes:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limits.body_bytes):
             raise BadRequest(f"body of {declared[:20]} bytes exceeds {limits.body_bytes}", 413)
@@ -155,9 +134,7 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
                     data += chunk
                     if len(data) > limits.body_bytes:
                         raise BadRequest(f"body exceeds {limits.body_bytes} bytes", 413)
-            if len(data) > THREAD_PARSE_BYTES:  # a big batch: parsed beside the loop, which the
-                return await asyncio.to_thread(parse_body, bytes(data), limits)  # GIL shares
-            return parse_body(bytes(data), limits)
+            return bytes(data)
         except TimeoutError:
             raise BadRequest(f"body not received within {limits.read_seconds:g} s", 408) from None
         finally:
@@ -172,20 +149,14 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
         return JSONResponse(result)
 
     async def predict_batch(request: Request) -> Response:
-        jobs = job_list(await body(request))
-        model = state.live  # one model for the whole batch, whatever is observed meanwhile
-        out = []
-        for start in range(0, len(jobs), BATCH_CHUNK):
-            if start:
-                await asyncio.sleep(0)  # let the requests that arrived meanwhile be answered
-            for job in jobs[start:start + BATCH_CHUNK]:
-                try:
-                    out.append({"prediction": predict_one(model, job)})
-                except JobsizeError as exc:
-                    out.append({"error": " ".join(str(exc).split())})
-        metrics.predictions.inc(sum("prediction" in item for item in out))
-        return Response(await asyncio.to_thread(_render, {"predictions": out}),
-                        media_type="application/json")
+        data = await raw_body(request)
+        # one model for the whole batch, whatever is observed meanwhile
+        try:
+            status, answer, predicted = await batches.predict(state.version, state.live, data)
+        except BrokenProcessPool:
+            return _retry("the batch worker stopped; a new one takes the next batch", 1)
+        metrics.predictions.inc(predicted)
+        return Response(answer, status_code=status, media_type="application/json")
 
     def observation(found: Observation) -> Response:
         if not found.duplicate:
@@ -221,7 +192,7 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
                              "rejected": built.rejected})
 
     async def held(request: Request) -> Response:
-        return JSONResponse({"held": _json(state.held_list())})
+        return JSONResponse({"held": plain(state.held_list())})
 
     async def accept(request: Request) -> Response:
         key = request.path_params["key"]
@@ -350,6 +321,7 @@ def create_app(state: ModelState, *, cluster: Resources = PAPER_CLUSTER,
     app.state.model = state
     app.state.metrics = metrics
     app.state.reload = reload_model
+    app.state.batches = batches  # its worker process is stopped by batches.close()
     return app
 
 

@@ -151,7 +151,8 @@ class ReloadBusy(JobsizeError):
 
 
 class ModelState:
-    """The live model, the journal, and the observations between them."""
+    """The live model, the journal, and the observations between them; :attr:`version` counts
+    the models that have been live."""
 
     #: Journal entries between snapshots.
     compact_every = 250
@@ -170,6 +171,15 @@ class ModelState:
         self.duplicates = 0
         self.compactions = 0
         self._pending: dict[str, asyncio.Future[None]] = {}  # keys not yet on disk
+
+    @property
+    def live(self) -> SizePredictor:
+        return self._live
+
+    @live.setter
+    def live(self, predictor: SizePredictor) -> None:
+        self._live = predictor
+        self.version = getattr(self, "version", 0) + 1
 
     def _install(self, built: Replay) -> None:
         self.live = built.predictor

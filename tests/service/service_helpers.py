@@ -100,4 +100,5 @@ class Running:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+        self.app.state.batches.close()
         self.state.close()

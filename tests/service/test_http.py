@@ -60,6 +60,7 @@ class Served:
         self.server.should_exit = True
         self.server.force_exit = True  # without waiting for connections a test left open
         self.thread.join(10)
+        self.app.state.batches.close()
         self.state.close()
 
 
@@ -438,10 +439,11 @@ def _disconnects(service: Served) -> float | None:
     return None
 
 
-def test_a_single_prediction_is_answered_while_a_batch_is_predicted(model_file, tmp_path,
-                                                                    finished, monkeypatch):
-    """Both requests in one event loop: the batch starts first and yields between chunks, so
-    the single prediction, started after the batch's first job, is answered before it ends."""
+def test_a_batch_is_predicted_in_a_worker_process_while_single_predictions_are_answered(
+        model_file, tmp_path, finished, monkeypatch):
+    """Both requests in one event loop: the batch is handed to the worker process, and the
+    single prediction is answered by the service meanwhile; the batch's answers equal the live
+    model's own, job for job, and none of them was computed in the service's process."""
     state = ModelState(model_file, tmp_path / "journal")
     app = create_app(state, limits=Limits(body_bytes=16 << 20))
     jobs = [finished[i % len(finished)] for i in range(1000)]
@@ -454,30 +456,33 @@ def test_a_single_prediction_is_answered_while_a_batch_is_predicted(model_file, 
 
     monkeypatch.setattr(jobsize, "predict", counted)
 
-    async def both() -> tuple[list[str], dict, dict, int]:
+    async def both() -> tuple[list[str], tuple, tuple]:
         done: list[str] = []
         batch = asyncio.create_task(_asgi(app, "/v1/predict/batch", {"jobs": jobs}))
         batch.add_done_callback(lambda _: done.append("batch"))
-        while not calls[0]:
-            assert not batch.done(), batch.result()
+        while not app.state.batches._turn.locked():  # handed to the worker
             await asyncio.sleep(0)
-        single = asyncio.create_task(_asgi(app, "/v1/predict", finished[0]))
-        single.add_done_callback(lambda _: done.append("single"))
-        one = await single
-        predicted_before = calls[0]
-        return done, await batch, one, predicted_before
+        one = await _asgi(app, "/v1/predict", finished[0])
+        done.append("single")
+        return done, await batch, one
 
     try:
-        done, batch, one, predicted_before = asyncio.run(both())
+        done, batch, one = asyncio.run(both())
+        # the worker keeps its model until the live one changes; then it is sent the new one
+        asyncio.run(state.observe(finished[1]))
+        again = asyncio.run(_asgi(app, "/v1/predict/batch", {"jobs": jobs[:5]}))
     finally:
+        app.state.batches.close()
         state.close()
-    assert done == ["single", "batch"]
-    assert predicted_before < len(jobs)
+    assert done == ["single", "batch"] and calls[0] == 1
     model = jobsize.SizePredictor.load(model_file)
     assert one == (200, expected(model, finished[0]))
     status, answer = batch
-    assert status == 200 and len(answer["predictions"]) == len(jobs)
-    assert answer["predictions"][-1] == {"prediction": expected(model, jobs[-1])}
+    assert status == 200
+    assert answer["predictions"] == [{"prediction": expected(model, job)} for job in jobs]
+    assert again[1]["predictions"] == [{"prediction": expected(state.live, job)}
+                                       for job in jobs[:5]]
+    assert again[1] != {"predictions": answer["predictions"][:5]}
 
 
 async def _asgi(app, path: str, doc) -> tuple[int, dict]:
