@@ -65,7 +65,7 @@ log = logging.getLogger("jobsize.service")
 
 _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
 JOURNAL_RETRY_S = 10
-THREAD_PARSE_BYTES = 64 * 1024  # bodies parsed (and batch answers written) in a thread
+THREAD_PARSE_BYTES = 64 * 1024  # bodies this large are parsed in a thread
 
 
 class Metrics:
