@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 import uvicorn
-from service_helpers import as_jobs, expected, fit_model, reference, usable
+from service_helpers import as_jobs, expected, usable
 
 import jobsize
 from jobsize.cli import build_parser
@@ -62,16 +62,6 @@ class Served:
         self.thread.join(10)
         self.app.state.batches.close()
         self.state.close()
-
-
-@pytest.fixture(scope="module")
-def trace():
-    return reference()
-
-
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory, trace):
-    return fit_model(tmp_path_factory.mktemp("model") / "m.json", trace.iloc[:200])
 
 
 @pytest.fixture(scope="module")

@@ -18,14 +18,8 @@ from jobsize.service.snapshot import snapshot_path
 
 
 @pytest.fixture(scope="module")
-def trace():
-    return reference()
-
-
-@pytest.fixture(scope="module")
-def fitted(trace, tmp_path_factory):
-    model = fit_model(tmp_path_factory.mktemp("model") / "m.json", trace.iloc[:200])
-    return model, usable(jobsize.SizePredictor.load(model), as_jobs(trace.iloc[200:]))
+def fitted(model_file, trace):
+    return model_file, usable(jobsize.SizePredictor.load(model_file), as_jobs(trace.iloc[200:]))
 
 
 @pytest.fixture

@@ -7,22 +7,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
-from service_helpers import Running, as_jobs, expected, fit_model, reference, same, usable
+from service_helpers import Running, as_jobs, expected, fit_model, same, usable
 
 import jobsize
 from jobsize.errors import JobsizeError
 from jobsize.service.journal import read_journal
 from jobsize.service.requests import Limits
-
-
-@pytest.fixture(scope="module")
-def trace():
-    return reference()
-
-
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory, trace):
-    return fit_model(tmp_path_factory.mktemp("model") / "m.json", trace.iloc[:200])
 
 
 @pytest.fixture

@@ -13,17 +13,11 @@ import threading
 import time
 from collections.abc import Iterator
 
-import pytest
 import requests
-from service_helpers import as_jobs, expected, fit_model, reference, same, usable
+from service_helpers import as_jobs, expected, fit_model, same, usable
 
 import jobsize
 from jobsize.service.journal import read_journal
-
-
-@pytest.fixture(scope="module")
-def trace():
-    return reference()
 
 
 @contextlib.contextmanager
