@@ -31,8 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from jobsize.errors import ConfigError
     from jobsize.service.journal import damaged_path, read_journal, repair_journal
+
+    if not Path(args.journal).is_file():
+        raise ConfigError(f"{args.journal}: no such journal")
 
     if args.action == "repair":
         kept, aside = repair_journal(args.journal)

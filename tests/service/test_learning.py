@@ -244,3 +244,5 @@ def test_the_journal_command_reports_repairs_and_compacts(setup, capsys):
     assert "2 entries archived" in capsys.readouterr().out
     assert read_journal(journal)[0] == [] and snapshot_path(journal).exists()
     assert main(["journal", "compact", str(journal)]) == 2
+    assert main(["journal", "status", str(journal) + ".typo"]) == 2
+    assert "no such journal" in capsys.readouterr().err
