@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import row
-from observe_hostile import _learnable, _records
+from observe_hostile import _learnable
+from serve import _jobs
 
 import jobsize
 from jobsize.bundled import reference_trace
@@ -55,7 +56,7 @@ def main() -> None:
     reference = jobsize.read_trace(reference_trace())
     heldout = jobsize.read_trace(reference_trace().parent / "heldout.parquet")
     fitted = jobsize.SizePredictor().fit(reference)
-    pool = [j for j in _records(reference) + _records(heldout) if _learnable(fitted, j)]
+    pool = [j for j in _jobs(reference) + _jobs(heldout) if _learnable(fitted, j)]
     jobs = []
     for i in range(args.observations):
         job = copy.deepcopy(pool[i % len(pool)])

@@ -32,6 +32,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import row
 from jobsize.models.size_model import actual_sizes
+from serve import _jobs
 
 import jobsize
 from jobsize.bundled import reference_trace
@@ -97,15 +98,6 @@ CORRUPTIONS: dict[str, Callable[[Job, np.random.Generator], Job]] = {
 }
 
 
-def _records(frame: pd.DataFrame) -> list[Job]:
-    out = []
-    for record in frame.to_dict(orient="records"):
-        out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in record.items()
-                    if v is not None and v is not pd.NA
-                    and not (isinstance(v, float) and math.isnan(v))})
-    return out
-
-
 def _median_error(model: jobsize.SizePredictor, reference: pd.DataFrame) -> float:
     predicted = model.predict(reference)
     actual = actual_sizes(reference)["S_mb_s"].to_numpy()
@@ -139,7 +131,7 @@ def main() -> None:
     reference = jobsize.read_trace(reference_trace())
     heldout = jobsize.read_trace(reference_trace().parent / "heldout.parquet")
     model = jobsize.SizePredictor().fit(reference)
-    pool = [j for j in _records(reference) + _records(heldout) if _learnable(model, j)]
+    pool = [j for j in _jobs(reference) + _jobs(heldout) if _learnable(model, j)]
 
     n_bad = args.observations // 10
     real = []

@@ -28,10 +28,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import row
+from serve import _jobs
 
 import jobsize
 from jobsize.bundled import reference_trace
@@ -125,10 +125,7 @@ def main() -> None:
     parser.add_argument("--body", type=int, default=1_000_000)
     args = parser.parse_args()
     reference = jobsize.read_trace(reference_trace())
-    job = {k: (v.item() if hasattr(v, "item") else v)
-           for k, v in reference.iloc[-1].to_dict().items()
-           if v is not None and v is not pd.NA and not (isinstance(v, float) and math.isnan(v))}
-    body = json.dumps(job).encode()
+    body = json.dumps(_jobs(reference)[-1]).encode()
     with tempfile.TemporaryDirectory() as tmp:
         model = jobsize.SizePredictor().fit(reference).save(Path(tmp) / "model.json")
         server = subprocess.Popen(

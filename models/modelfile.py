@@ -32,6 +32,7 @@ Version 1 files (the paper's form only, no guards, corrections or calibration) a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -115,7 +116,7 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "guards": {phase: g.to_json() for phase, g in model.guards.items()},
         "recurring": model.recurring.to_json(),
         "calibration": {name: c.to_json() for name, c in model.calibration.items()},
-        "training": _plain(model.training),
+        "training": plain(model.training),
     }
 
 
@@ -147,12 +148,15 @@ def _times_to_json(t: TaskTimes) -> dict[str, Any]:
     return {"count": t.count, "mean": t.mean, "m2": t.m2}
 
 
-def _plain(value: Any) -> Any:
-    """JSON-safe copy: numpy scalars to Python, NaN and infinities to null."""
+def plain(value: Any) -> Any:
+    """JSON-safe copy: dataclasses to dicts, numpy scalars to Python, NaN and infinities to
+    null."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

@@ -82,9 +82,13 @@ def job_key(job: dict[str, Any]) -> str:
 
 
 def parse_entry(line: bytes) -> Entry:
-    """One journal line; ValueError if it is not one. Lines written before keys existed are
-    keyed as :func:`job_key` keys them now."""
-    doc = json.loads(line)
+    """One journal line; ValueError if it is not one."""
+    return entry_of(json.loads(line))
+
+
+def entry_of(doc: Any) -> Entry:
+    """The entry a journal line's JSON object holds; ValueError if it is not one. Lines written
+    before keys existed are keyed as :func:`job_key` keys them now."""
     if not isinstance(doc, dict) or type(doc.get("seq")) is not int:
         raise ValueError("no sequence number")
     for op in ("accept", "drop"):
@@ -233,18 +237,16 @@ class Journal:
         return await loop.run_in_executor(self._writer, self._compact, upto)
 
     def _compact(self, upto: int) -> int:
-        data = self.path.read_bytes()
-        head, tail = [], []
-        for line in data.splitlines(keepends=True):
-            (head if parse_entry(line).seq <= upto else tail).append(line)
-        moved = len(head)
+        lines = [(parse_entry(line).seq, line)
+                 for line in self.path.read_bytes().splitlines(keepends=True)]
+        moved = sum(seq <= upto for seq, _ in lines)
         archive = archive_path(self.path)
         archived, valid = read_journal(archive)
-        done = archived[-1].seq if archived else 0
-        head = [line for line in head if parse_entry(line).seq > done]  # a crash left them
+        done = archived[-1].seq if archived else 0  # a crash may have archived some already
+        head = b"".join(line for seq, line in lines if done < seq <= upto)
         if head:
-            append_durably(archive, valid, b"".join(head))
-        replace_durably(self.path, b"".join(tail))
+            append_durably(archive, valid, head)
+        replace_durably(self.path, b"".join(line for seq, line in lines if seq > upto))
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         os.close(self._fd)
         self._fd = fd

@@ -160,6 +160,7 @@ class ModelState:
     def __init__(self, model_path: str | os.PathLike[str],
                  journal_path: str | os.PathLike[str]) -> None:
         self.model_path = Path(model_path)
+        self.version = 0
         built, valid, self.entries = replay(self.model_path, journal_path)
         self.journal = Journal(journal_path, valid, built.last_seq + 1)
         self._install(built)
@@ -179,7 +180,7 @@ class ModelState:
     @live.setter
     def live(self, predictor: SizePredictor) -> None:
         self._live = predictor
-        self.version = getattr(self, "version", 0) + 1
+        self.version += 1
 
     def _install(self, built: Replay) -> None:
         self.live = built.predictor

@@ -19,7 +19,7 @@ from jobsize.atomic import atomic_write_text
 from jobsize.errors import JobsizeError, ParseError
 from jobsize.models.modelfile import model_from_json, model_to_json
 from jobsize.models.size_model import SizeModel
-from jobsize.service.journal import Entry, Observation, parse_entry
+from jobsize.service.journal import Entry, Observation, entry_of
 
 FORMAT = "jobsize-journal-snapshot"
 VERSION = 1
@@ -68,7 +68,7 @@ def read_snapshot(journal: str | os.PathLike[str], model_digest: Callable[[], st
             return None
         keys = {k: Observation(int(seq), k, bool(learned), held)
                 for k, (seq, learned, held) in doc["keys"].items()}
-        held = {e.key: e for e in (parse_entry(json.dumps(h)) for h in doc["held"])}
+        held = {e.key: e for e in map(entry_of, doc["held"])}
         return Snapshot(model_from_json(doc["model"], source=path), int(doc["seq"]),
                         int(doc["learned"]), keys, held)
     except (KeyError, TypeError, ValueError, JobsizeError) as exc:

@@ -6,6 +6,7 @@ import asyncio
 import copy
 import math
 import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +18,7 @@ from jobsize.errors import JobsizeError
 from jobsize.service.app import create_app, prediction_dict
 from jobsize.service.model_state import ModelState
 from jobsize.service.requests import Limits
-from jobsize.service.server import bind, url_of
+from jobsize.service.server import ServerSettings, bind, config, url_of
 
 
 def reference() -> pd.DataFrame:
@@ -74,31 +75,29 @@ def same(a, b, rel: float = 1e-12) -> bool:
 
 
 class Running:
-    """The service in a thread of this process, on a free loopback port."""
+    """The service in a thread of this process on a free loopback port, configured by
+    :func:`jobsize.service.server.config` as ``jobsize serve`` is."""
 
-    def __init__(self, model: Path, journal: Path, limits: Limits | None = None) -> None:
+    def __init__(self, model: Path, journal: Path, *, token: str | None = None,
+                 limits: Limits | None = None, settings: ServerSettings | None = None) -> None:
         self.state = ModelState(model, journal)
-        self.app = create_app(self.state, limits=limits)
+        self.app = create_app(self.state, limits=limits, token=token)
+        settings = settings or ServerSettings()
         sock = bind("127.0.0.1", 0)
-        self.url = url_of(sock)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning",
-                                                    lifespan="off"))
-        started = threading.Event()
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            loop.call_soon(started.set)
-            loop.run_until_complete(self.server.serve(sockets=[sock]))
-            loop.close()
-
-        self.thread = threading.Thread(target=run, daemon=True)
+        self.url = url_of(sock, tls=settings.tls)
+        self.address = sock.getsockname()[:2]
+        self.server = uvicorn.Server(config(self.app, settings))
+        self.thread = threading.Thread(
+            target=lambda: asyncio.run(self.server.serve(sockets=[sock])), daemon=True)
         self.thread.start()
-        started.wait(10)
+        deadline = time.monotonic() + 30
         while not self.server.started:
-            threading.Event().wait(0.01)
+            assert time.monotonic() < deadline and self.thread.is_alive(), "did not start"
+            time.sleep(0.01)
 
     def stop(self) -> None:
         self.server.should_exit = True
+        self.server.force_exit = True  # without waiting for connections a test left open
         self.thread.join(10)
         self.app.state.batches.close()
         self.state.close()

@@ -21,8 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
-import uvicorn
-from service_helpers import as_jobs, expected, usable
+from service_helpers import Running, as_jobs, expected, usable
 
 import jobsize
 from jobsize.cli import build_parser
@@ -31,37 +30,10 @@ from jobsize.service.app import create_app
 from jobsize.service.journal import read_journal
 from jobsize.service.model_state import ModelState
 from jobsize.service.requests import Limits
-from jobsize.service.server import ServerSettings, bind, config, is_loopback, url_of
+from jobsize.service.server import ServerSettings, bind, is_loopback, url_of
 
 TOKEN = "s3cret-t0ken"
 
-class Served:
-    """The service in a thread of this process on a free loopback port, configured by
-    :func:`jobsize.service.server.config` as ``jobsize serve`` is."""
-
-    def __init__(self, model: Path, journal: Path, *, token: str | None = None,
-                 limits: Limits | None = None, settings: ServerSettings | None = None) -> None:
-        self.state = ModelState(model, journal)
-        self.app = create_app(self.state, limits=limits, token=token)
-        settings = settings or ServerSettings()
-        sock = bind("127.0.0.1", 0)
-        self.url = url_of(sock, tls=settings.tls)
-        self.address = sock.getsockname()[:2]
-        self.server = uvicorn.Server(config(self.app, settings))
-        self.thread = threading.Thread(
-            target=lambda: asyncio.run(self.server.serve(sockets=[sock])), daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "did not start"
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.server.force_exit = True  # without waiting for connections a test left open
-        self.thread.join(10)
-        self.app.state.batches.close()
-        self.state.close()
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +46,10 @@ def finished(model_file, trace):
 @pytest.fixture
 def serving(tmp_path, model_file):
     """A factory of services on this test's journal, each stopped at the end."""
-    started: list[Served] = []
+    started: list[Running] = []
 
-    def start(**kw) -> Served:
-        started.append(Served(model_file, tmp_path / f"journal{len(started)}", **kw))
+    def start(**kw) -> Running:
+        started.append(Running(model_file, tmp_path / f"journal{len(started)}", **kw))
         return started[-1]
 
     yield start
@@ -95,7 +67,7 @@ def _post(url: str, body=b"", **kw) -> requests.Response:
     return requests.post(url, data=data, timeout=10, **kw)
 
 
-def _raw(service: Served, data: bytes) -> bytes:
+def _raw(service: Running, data: bytes) -> bytes:
     """What the service answers ``data`` sent on a fresh connection, until it closes it."""
     with socket.create_connection(service.address, timeout=30) as conn:
         conn.sendall(data)
@@ -421,7 +393,7 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(service, capfd):
     assert read_journal(service.state.journal.path)[0] == []
 
 
-def _disconnects(service: Served) -> float | None:
+def _disconnects(service: Running) -> float | None:
     text = requests.get(service.url + "/metrics", timeout=10).text
     for line in text.splitlines():
         if line.startswith('jobsize_requests_total{endpoint="observe",status="499"}'):
