@@ -7,6 +7,7 @@ import argparse
 import math
 import time
 
+from jobsize.cli._options import cluster_spec
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 
@@ -107,7 +108,7 @@ def run_reproduction(args: argparse.Namespace, *, seeds: tuple[int, ...], cost_m
         from jobsize.sim.metrics import Segmentation
         from jobsize.sim.reproductions import dress
 
-        cluster = Cluster.parse(args.cluster)
+        cluster = Cluster.parse(cluster_spec(args))
         workload.check_fits(cluster)
         segmentation = Segmentation.parse(args.segments)
         runs = len(seeds) * len(dress.SETTINGS) + len(segmentation.windows(workload.n_jobs))

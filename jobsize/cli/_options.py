@@ -295,3 +295,16 @@ def webhdfs_options(args: argparse.Namespace) -> dict[str, Any]:
         from jobsize.collectors.rest import spnego_auth
         options["auth"] = spnego_auth()
     return options
+
+
+#: The simulator's default clusters: the FSPY paper's 8 nodes of 8 GB and 8 vcores, and on MRv1
+#: slots 8 TaskTrackers of Hadoop 1's default two map and two reduce slots.
+YARN_CLUSTER = "8x8g×8"
+SLOT_CLUSTER = "8x2x2"
+
+
+def cluster_spec(args: argparse.Namespace) -> str:
+    """``--cluster``, or the default of the cluster model (slots: NODES×MAPS×REDUCES)."""
+    if args.cluster:
+        return args.cluster
+    return SLOT_CLUSTER if getattr(args, "cluster_model", "yarn") == "slots" else YARN_CLUSTER

@@ -14,11 +14,26 @@ import pyarrow.parquet as pq
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.bundled import BUNDLED_WORKLOADS, DEFAULT_WORKLOAD
 from jobsize.cli import _ltyarn_dress, _slot_reproductions
-from jobsize.cli._options import add_output, count_or_all, hidden_alias
+from jobsize.cli._options import (
+    SLOT_CLUSTER,
+    YARN_CLUSTER,
+    add_output,
+    cluster_spec,
+    count_or_all,
+    hidden_alias,
+)
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 
-
+#: The schedulers of the YARN model, as `jobsize.sim.schedulers` registers them (listed here so
+#: that `--help` need not import the simulator; a test holds the two lists together).
+SCHEDULER_NAMES = ("fifo", "fair", "drf", "fair+preemption", "drf+preemption", "fair+reserve",
+                   "drf+reserve", "capacity", "srpt", "fspy", "fspy+ps", "hfsp", "hfsp+kill",
+                   "ltyarn", "dress", "rasooli")
+#: Schedulers of MRv1 slots: Hadoop 1's, DynamicMR and its parts, MROrder's orders.
+SLOT_SCHEDULER_NAMES = ("mrv1-fifo", "mrv1-fair", "dynamicmr", "dynamicmr+fifo", "pd-dhsa",
+                        "pd-dhsa+fifo", "pi-dhsa", "pi-dhsa+fifo", "mrorder", "mrorder+tct",
+                        "mrorder+fti", "mk_jr", "mk_tct_jr", "tct")
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "simulate", help="run schedulers on a workload in the simulator",
@@ -32,17 +47,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("swim", "rumen", "sls", "sls-synth", "trace", "synthetic"),
                    help="workload format (default: from the file name)")
     p.add_argument("--schedulers", default=None,
-                   help="comma-separated: fifo, fair, drf, fair+preemption, drf+preemption, "
-                   "fair+reserve, drf+reserve, capacity, srpt, fspy, fspy+ps, hfsp, hfsp+kill, "
-                   "ltyarn, dress (fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); "
+                   help=f"comma-separated: {', '.join(SCHEDULER_NAMES)} (MRv1 slot "
+                   f"schedulers, for --cluster-model slots: {', '.join(SLOT_SCHEDULER_NAMES)}; "
+                   "fluid model: fifo, ps, srpt, srpt+ps, fsp, fsp+ps, las); "
                    "default fifo,fair (with --load: fifo,ps,srpt,fsp,fsp+ps,las)")
     p.add_argument("--cluster-model", dest="cluster_model", choices=("yarn", "slots", "fluid"),
                    default="yarn",
                    help="YARN containers (default), MRv1 slots, or the fluid job-level model")
     hidden_alias(p, "--model", dest="cluster_model", choices=("yarn", "slots", "fluid"))
-    p.add_argument("--cluster", default="8x8g×8", metavar="NODES×MEM×VCORES",
-                   help="nodes, e.g. 8x8g×8 (the paper's) or 4x8192x8+2x16g×16; with "
-                   "--cluster-model slots NODES×MAPS×REDUCES (default 8x8g×8)")
+    p.add_argument("--cluster", default=None, metavar="NODES×MEM×VCORES",
+                   help=f"nodes, e.g. {YARN_CLUSTER} (the paper's, the default) or "
+                   f"4x8192x8+2x16g×16; with --cluster-model slots NODES×MAPS×REDUCES (default "
+                   f"{SLOT_CLUSTER}: Hadoop 1's two map and two reduce slots per TaskTracker)")
     p.add_argument("--segments", default="200/50", metavar="SIZE/OVERLAP",
                    help="jobs per segment and overlap (default 200/50)")
     p.add_argument("--slice", metavar="START:STOP",
@@ -230,13 +246,13 @@ def run(args: argparse.Namespace) -> int:
     sources = _size_sources(args, seeds)
     method, alpha, beta = _rcp_method(args)
     scheduler_options = _ltyarn_dress.scheduler_options(args)
-    cluster = Cluster.parse(args.cluster, slots=args.cluster_model == "slots")
+    cluster = Cluster.parse(cluster_spec(args), slots=args.cluster_model == "slots")
     workload = _slice(args, load_workload(args.workload, args.format,
                                           cost_model=_cost_model(args, seeds[0]), seed=seeds[0]))
     workload.check_fits(cluster)
     configs = [SweepConfig(
         schedulers=names, seeds=seeds, sigma=sigma,
-        model="fluid" if args.cluster_model == "fluid" else "yarn",
+        model=args.cluster_model,
         segmentation=Segmentation.parse(args.segments), capacity_queues=args.capacity_queues,
         sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
                      "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
@@ -324,10 +340,13 @@ def _markdown(summary, per_job, name: str, cluster, configs, grouping) -> str:
     base = config.baseline()
     buf = io.StringIO()
     buf.write(f"# Simulation of {name}\n\n")
-    buf.write(f"- cluster: {cluster.describe()}\n- model: {config.model}\n")
+    model = "slots (the YARN model on MRv1 map and reduce slots)" if cluster.slots else config.model
+    buf.write(f"- cluster: {cluster.describe()}\n- model: {model}\n")
     buf.write(f"- segments: {config.segmentation.size} jobs overlapping by "
               f"{config.segmentation.overlap}\n")
-    buf.write(f"- {grouping.describe()}; S in memory MB·s, CR the cluster's memory\n")
+    units = ("S in slot·s, CR the cluster's slots" if cluster.slots
+             else "S in memory MB·s, CR the cluster's memory")
+    buf.write(f"- {grouping.describe()}; {units}\n")
     buf.write(f"- Fair baseline (fair slowdown): {base.label()}\n")
     sizes = ", ".join(_sizes_text(c, c.sigma) for c in configs)
     buf.write(f"- size estimates: {sizes}; seeds {', '.join(map(str, config.seeds))}\n\n")
@@ -457,7 +476,7 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     from jobsize.sim.reproduce import n_tasks, reproduce, write_report
 
     seed = _seeds(args.seeds)[0]
-    cluster = Cluster.parse(args.cluster)
+    cluster = Cluster.parse(cluster_spec(args))
     workload = _slice(args, load_workload(args.workload, args.format,
                                           cost_model=_cost_model(args, seed), seed=seed))
     workload.check_fits(cluster)

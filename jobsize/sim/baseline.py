@@ -40,6 +40,11 @@ BASELINES = {
                             "Fair (memory) with node reservations, as Hadoop's FairScheduler"),
     "plain": FairBaseline("plain", "fair", "Fair (memory) without node reservations"),
 }
+#: The same baselines in the MRv1 slot model, where Fair shares slots, not memory.
+SLOT_BASELINES = {
+    key: FairBaseline(b.key, b.scheduler, b.description.replace("(memory)", "(slots)"))
+    for key, b in BASELINES.items()
+}
 FLUID_BASELINE = FairBaseline("fluid", "ps", "PS, processor sharing (Fair on one server)")
 DEFAULT_BASELINE = "reserve"
 
@@ -48,4 +53,6 @@ def fair_baseline(key: str = DEFAULT_BASELINE, model: str = "yarn") -> FairBasel
     """The Fair baseline ``key`` (``reserve`` or ``plain``) of ``model`` (yarn, slots, fluid)."""
     if key not in BASELINES:
         raise ConfigError(f"Fair baseline {key!r}: expected one of {', '.join(BASELINES)}")
-    return FLUID_BASELINE if model == "fluid" else BASELINES[key]
+    if model == "fluid":
+        return FLUID_BASELINE
+    return (SLOT_BASELINES if model == "slots" else BASELINES)[key]

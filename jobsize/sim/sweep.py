@@ -40,7 +40,7 @@ class SweepConfig:
     schedulers: tuple[str, ...] = ("fair",)
     seeds: tuple[int, ...] = (0,)
     sigma: float = 0.0
-    model: str = "yarn"  # yarn | fluid
+    model: str = "yarn"  # yarn | slots (the YARN model on MRv1 slots) | fluid
     segmentation: Segmentation = field(default_factory=Segmentation)
     capacity_queues: str | None = None
     sim_options: dict[str, float] = field(default_factory=dict)
