@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from jobsize.errors import ConfigError
 
@@ -94,3 +95,15 @@ def _ray(address: str | None, workers: int | None) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+def ordered_results(tasks: Iterable[Any], n_jobs: int) -> Iterator[Any]:
+    """The results of joblib's delayed ``tasks`` in order, on the active backend: each as soon as
+    it and those before it are done, so progress bars move; on a backend that cannot stream its
+    results back (Ray's) all at once when the last is done."""
+    from joblib import Parallel
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    streams = getattr(backend, "supports_return_generator", False)
+    yield from Parallel(n_jobs=n_jobs, return_as="generator" if streams else "list")(tasks)

@@ -20,9 +20,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from jobsize.errors import ConfigError
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.fluid import make_policy, simulate_fluid
 from jobsize.sim.size_sources import LognormalSizes
 from jobsize.sim.workload import Workload
@@ -82,7 +83,7 @@ def run_experiment(workload: Workload, policies: Sequence[str], sigmas: Sequence
     tasks = [delayed(_run)(workload, size, name, sigma, seed)
              for name, sigma, seed in runs(policies, sigmas, seeds)]
     frames = []
-    for frame in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+    for frame in ordered_results(tasks, n_jobs):
         frames.append(frame)
         if advance is not None:
             advance(1)

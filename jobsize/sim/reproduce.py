@@ -45,10 +45,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from jobsize.atomic import atomic_write, atomic_write_text
 from jobsize.errors import ConfigError
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.baseline import DEFAULT_BASELINE, FairBaseline, fair_baseline
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
@@ -163,8 +164,8 @@ def reproduce(workload: Workload, cluster: Cluster, *, size_source: SizeSource,
             covered = b
     alone = np.full(workload.n_jobs, np.nan)
     results, wall = [], dict.fromkeys(names, 0.0)
-    for k, out in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(
-            [*alone_tasks, *tasks])):
+    for k, out in enumerate(ordered_results(
+            [*alone_tasks, *tasks], n_jobs)):
         if k < len(alone_tasks):
             lo, hi = ranges[k]
             alone[lo:hi] = out

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.baseline import DEFAULT_BASELINE, FairBaseline, fair_baseline
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
@@ -146,10 +147,9 @@ def run_sweep(workload: Workload, cluster: Cluster, config: SweepConfig, *, n_jo
             alone_tasks.append(delayed(_alone)(workload.segment(lo, b), cluster, config))
             alone_ranges.append((lo, b))
             covered = b
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
     results = []
     alone = np.full(workload.n_jobs, np.nan)
-    for k, out in enumerate(parallel([*alone_tasks, *tasks])):
+    for k, out in enumerate(ordered_results([*alone_tasks, *tasks], n_jobs)):
         if k < len(alone_tasks):
             lo, hi = alone_ranges[k]
             alone[lo:hi] = out

@@ -3,11 +3,14 @@ the address of), and on Ray where it is installed (slow)."""
 
 from __future__ import annotations
 
+import joblib
 import pandas as pd
 import pytest
+from joblib import delayed, register_parallel_backend
+from joblib._parallel_backends import ThreadingBackend
 
 from jobsize.cli import main
-from jobsize.sim.backends import parallel_backend
+from jobsize.sim.backends import ordered_results, parallel_backend
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.metrics import Segmentation
 from jobsize.sim.sweep import SweepConfig, run_sweep
@@ -62,6 +65,33 @@ def test_backend_mistakes_are_one_line_errors(tmp_path, capsys) -> None:
     assert "--scheduler-address is for --backend dask or ray" in capsys.readouterr().err
     assert main([*base, "--backend", "spark"]) == 2
     assert "--backend 'spark': expected one of" in capsys.readouterr().err
+
+
+class _NoStreaming(ThreadingBackend):
+    """A backend that, like Ray's, cannot hand results back one by one."""
+
+    supports_return_generator = False
+
+
+def test_a_backend_that_cannot_stream_results_runs_the_sweep() -> None:
+    register_parallel_backend("no-streaming", _NoStreaming)
+    serial = _sweep()
+    with joblib.parallel_config(backend="no-streaming"):
+        assert list(ordered_results((delayed(abs)(-k) for k in range(3)), 2)) == [0, 1, 2]
+        pd.testing.assert_frame_equal(serial, _sweep(2))
+
+
+@pytest.mark.slow
+def test_cli_on_a_local_ray(tmp_path, capsys) -> None:
+    pytest.importorskip("ray")
+    args = ["simulate", "--workload", "synthetic:24", "--schedulers", "fifo,srpt", "--sigma",
+            "0.5", "--seeds", "0,1", "--segments", "12/4", "--cluster", "2x8g×8",
+            "--no-figures"]
+    assert main([*args, "-o", str(tmp_path / "serial")]) == 0
+    assert main([*args, "--backend", "ray", "--parallel", "2", "-o", str(tmp_path / "ray")]) == 0
+    serial = pd.read_parquet(tmp_path / "serial" / "jobs.parquet").sort_values(KEY)
+    on_ray = pd.read_parquet(tmp_path / "ray" / "jobs.parquet").sort_values(KEY)
+    pd.testing.assert_frame_equal(serial.reset_index(drop=True), on_ray.reset_index(drop=True))
 
 
 @pytest.mark.slow

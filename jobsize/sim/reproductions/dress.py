@@ -221,7 +221,9 @@ def reproduce(*, seeds: Sequence[int] = (0,), settings: Sequence[str] = SETTINGS
               segmentation: Segmentation | None = None, dress: dict[str, object] | None = None,
               n_jobs: int = 1, advance: Callable[..., None] | None = None) -> Reproduction:
     """Every setting × seed, and (with ``trace``) every segment of the trace; joblib tasks."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
+
+    from jobsize.sim.backends import ordered_results
 
     cluster = Cluster.parse(CLUSTER)
     tasks = [delayed(run_setting)(HiBenchLike(s, seed), cluster, dress)
@@ -233,7 +235,7 @@ def reproduce(*, seeds: Sequence[int] = (0,), settings: Sequence[str] = SETTINGS
         tasks += [delayed(run_segment)(trace.segment(a, b), i, trace_cluster, dress)
                   for i, (a, b) in enumerate(windows)]
     results = []
-    for out in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+    for out in ordered_results(tasks, n_jobs):
         results.append(out)
         if advance is not None:
             advance(1)

@@ -47,8 +47,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.locality import BlockLocality
@@ -241,7 +242,7 @@ def run(swim: Workload | None = None, *, seeds: Sequence[int] = (0, 1, 2, 3, 4),
     rows = experiments(swim, seeds, swim_jobs)
     t0 = time.perf_counter()
     out = []
-    for rec in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_one)(r) for r in rows):
+    for rec in ordered_results((delayed(_one)(r) for r in rows), n_jobs):
         out.append(rec)
         if advance is not None:
             advance(1)

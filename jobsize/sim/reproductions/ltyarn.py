@@ -211,7 +211,9 @@ def reproduce(facebook_submit_s: Sequence[float], *, seeds: Sequence[int] = (0,)
               advance: Callable[..., None] | None = None,
               **bench_options: float) -> Reproduction:
     """Every policy on the macro-benchmark of every seed and load (joblib, one task per run)."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
+
+    from jobsize.sim.backends import ordered_results
 
     cluster = cluster or Cluster.parse(CLUSTER)
     arrivals = tuple(float(t) for t in facebook_submit_s)
@@ -219,7 +221,7 @@ def reproduce(facebook_submit_s: Sequence[float], *, seeds: Sequence[int] = (0,)
                for x in loads for s in seeds]
     tasks = [delayed(run_one)(b, cluster, p) for b in benches for p in policies]
     runs = []
-    for run in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+    for run in ordered_results(tasks, n_jobs):
         runs.append(run)
         if advance is not None:
             advance(1)

@@ -35,8 +35,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.reproductions.report import PURDUE, benchmark_jobs, provenance, table, write
@@ -182,7 +183,7 @@ def run(swim: Workload | None = None, *, seeds: Sequence[int] = (0, 1, 2, 3, 4),
     rows: list[dict] = []
     t0 = time.perf_counter()
     jobs = (delayed(_task)(kind, label, seed, fn, build) for kind, label, seed, fn, build in tasks)
-    for out in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+    for out in ordered_results(jobs, n_jobs):
         rows += out
         if advance is not None:
             advance(1)

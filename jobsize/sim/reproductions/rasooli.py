@@ -38,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
+from jobsize.sim.backends import ordered_results
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.locality import BlockLocality
@@ -214,8 +215,8 @@ def run(swim: Workload | None = None, *, replications: int = 10, swim_jobs: int 
         n_jobs: int = 1, advance: Callable[..., None] | None = None) -> Result:
     t0 = time.perf_counter()
     rows = []
-    for row in Parallel(n_jobs=n_jobs, return_as="generator")(
-            _tasks(swim, replications, swim_jobs)):
+    for row in ordered_results(
+            _tasks(swim, replications, swim_jobs), n_jobs):
         rows.append(row)
         if advance is not None:
             advance(1)
