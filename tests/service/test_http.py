@@ -33,6 +33,8 @@ from jobsize.service.requests import Limits
 from jobsize.service.server import ServerSettings, bind, is_loopback, url_of
 
 TOKEN = "s3cret-t0ken"
+#: How long a request may take before the test calls it hung (a loaded machine can be slow).
+WAIT = 60
 
 
 
@@ -64,7 +66,7 @@ def service(serving):
 
 def _post(url: str, body=b"", **kw) -> requests.Response:
     data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return requests.post(url, data=data, timeout=10, **kw)
+    return requests.post(url, data=data, timeout=WAIT, **kw)
 
 
 def _raw(service: Running, data: bytes) -> bytes:
@@ -82,7 +84,7 @@ def _raw(service: Running, data: bytes) -> bytes:
 
 
 def test_unknown_paths_and_methods_answer_json(service):
-    answer = requests.get(service.url + "/v1/predict", timeout=10)
+    answer = requests.get(service.url + "/v1/predict", timeout=WAIT)
     assert answer.status_code == 405 and answer.headers["allow"] == "POST"
     assert "GET is not allowed" in answer.json()["error"]
     for path in ("/nope", "/v1/nope", "/predict/", "/v1/predict/"):
@@ -105,13 +107,13 @@ def test_v1_paths_and_their_old_aliases_answer_alike(service, model_file, finish
         assert answer.status_code == 200
         assert set(answer.json()) == {"seq", "key", "learned", "held", "duplicate", "observed"}
     for path in ("/v1/health", "/health"):
-        assert requests.get(service.url + path, timeout=10).json()["status"] == "ok"
+        assert requests.get(service.url + path, timeout=WAIT).json()["status"] == "ok"
     for path in ("/v1/reload", "/reload"):
         assert _post(service.url + path).status_code == 200
 
 
 def test_the_openapi_document_lists_every_route(service):
-    answer = requests.get(service.url + "/v1/openapi.json", timeout=10)
+    answer = requests.get(service.url + "/v1/openapi.json", timeout=WAIT)
     assert answer.status_code == 200
     doc = answer.json()
     assert doc["openapi"].startswith("3.1")
@@ -130,22 +132,22 @@ def test_the_openapi_document_lists_every_route(service):
 
 
 def test_liveness_readiness_and_a_journal_that_failed(service, finished):
-    assert requests.get(service.url + "/livez", timeout=10).json() == {"status": "alive"}
-    answer = requests.get(service.url + "/readyz", timeout=10)
+    assert requests.get(service.url + "/livez", timeout=WAIT).json() == {"status": "alive"}
+    answer = requests.get(service.url + "/readyz", timeout=WAIT)
     assert answer.status_code == 200 and answer.json() == {"status": "ready"}
 
     service.state.failure = "journal write failed: No space left on device"
-    answer = requests.get(service.url + "/readyz", timeout=10)
+    answer = requests.get(service.url + "/readyz", timeout=WAIT)
     assert answer.status_code == 503 and int(answer.headers["retry-after"]) > 0
     assert "No space left" in answer.json()["error"]
     answer = _post(service.url + "/v1/observe", finished[0])
     assert answer.status_code == 503 and int(answer.headers["retry-after"]) > 0
-    assert requests.get(service.url + "/livez", timeout=10).status_code == 200
+    assert requests.get(service.url + "/livez", timeout=WAIT).status_code == 200
     assert _post(service.url + "/v1/predict", finished[0]).status_code == 200
 
 
 def test_metrics_include_the_process_and_the_held_observations(service):
-    text = requests.get(service.url + "/metrics", timeout=10).text
+    text = requests.get(service.url + "/metrics", timeout=WAIT).text
     for name in ("process_cpu_seconds_total", "process_resident_memory_bytes",
                  "process_open_fds", "python_info", "jobsize_held_observations",
                  "jobsize_duplicate_observations", "jobsize_request_body_bytes_in_flight"):
@@ -193,7 +195,7 @@ def test_a_token_guards_what_changes_the_model_and_nothing_else(serving, finishe
     assert _post(url + "/v1/predict", finished[1]).status_code == 200
     assert _post(url + "/v1/predict/batch", {"jobs": [finished[1]]}).status_code == 200
     for path in ("/v1/health", "/metrics", "/livez", "/readyz", "/v1/openapi.json"):
-        assert requests.get(url + path, timeout=10).status_code == 200, path
+        assert requests.get(url + path, timeout=WAIT).status_code == 200, path
 
 
 def _serve_args(tmp_path, *extra: str):
@@ -264,13 +266,13 @@ def test_tls_serves_https(serving, tmp_path, finished):
     service = serving(token=TOKEN, settings=ServerSettings(tls_cert=str(cert),
                                                            tls_key=str(key)))
     assert service.url.startswith("https://127.0.0.1:")
-    answer = requests.get(service.url + "/livez", timeout=10, verify=str(cert))
+    answer = requests.get(service.url + "/livez", timeout=WAIT, verify=str(cert))
     assert answer.json() == {"status": "alive"}
     answer = _post(service.url + "/v1/observe", finished[0], verify=str(cert),
                    headers={"Authorization": f"Bearer {TOKEN}"})
     assert answer.status_code == 200
     with pytest.raises(requests.exceptions.ConnectionError):  # plain HTTP is not served
-        requests.get(service.url.replace("https", "http") + "/livez", timeout=10)
+        requests.get(service.url.replace("https", "http") + "/livez", timeout=WAIT)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,7 +383,7 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(service, capfd):
     records = _Records()
     with records.attached():
         for _ in range(3):
-            with socket.create_connection(service.address, timeout=10) as conn:
+            with socket.create_connection(service.address, timeout=WAIT) as conn:
                 conn.sendall(b"POST /v1/observe HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n"
                              b"\r\n{\"job_id\": \"job_1\", ")
         deadline = time.monotonic() + 30
@@ -394,7 +396,7 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(service, capfd):
 
 
 def _disconnects(service: Running) -> float | None:
-    text = requests.get(service.url + "/metrics", timeout=10).text
+    text = requests.get(service.url + "/metrics", timeout=WAIT).text
     for line in text.splitlines():
         if line.startswith('jobsize_requests_total{endpoint="observe",status="499"}'):
             return float(line.split()[-1])
@@ -507,7 +509,7 @@ def test_a_reload_while_one_runs_is_answered_503_retry_after(service, monkeypatc
 def test_held_observations_can_be_listed_accepted_and_dropped(serving, finished):
     service = serving(token=TOKEN)
     good = {"Authorization": f"Bearer {TOKEN}"}
-    assert requests.get(service.url + "/v1/held", timeout=10).json() == {"held": []}
+    assert requests.get(service.url + "/v1/held", timeout=WAIT).json() == {"held": []}
     for action in ("accept", "drop"):
         answer = _post(service.url + f"/v1/held/no-such-key/{action}", headers=good)
         assert answer.status_code == 404 and "no-such-key" in answer.json()["error"]
@@ -519,7 +521,7 @@ def test_held_observations_can_be_listed_accepted_and_dropped(serving, finished)
         answer = _post(service.url + "/v1/observe", job, headers=good)
         assert answer.status_code == 202
         assert answer.json()["held"] and not answer.json()["learned"]
-    listed = requests.get(service.url + "/v1/held", timeout=10).json()["held"]
+    listed = requests.get(service.url + "/v1/held", timeout=WAIT).json()["held"]
     assert [h["key"] for h in listed] == [job["job_id"] for job in bad]
     assert all("standard errors" in h["reason"] and h["job"] for h in listed)
     assert _post(service.url + f"/v1/held/{bad[0]['job_id']}/accept").status_code == 401
@@ -527,8 +529,8 @@ def test_held_observations_can_be_listed_accepted_and_dropped(serving, finished)
     assert accepted.status_code == 200 and accepted.json()["learned"]
     dropped = _post(service.url + f"/v1/held/{bad[1]['job_id']}/drop", headers=good)
     assert dropped.status_code == 200
-    assert requests.get(service.url + "/v1/held", timeout=10).json() == {"held": []}
-    assert requests.get(service.url + "/v1/health", timeout=10).json()["held"] == 0
+    assert requests.get(service.url + "/v1/held", timeout=WAIT).json() == {"held": []}
+    assert requests.get(service.url + "/v1/health", timeout=WAIT).json()["held"] == 0
 
 
 def test_observing_a_job_twice_is_a_duplicate_with_its_key(service, finished):
@@ -539,9 +541,9 @@ def test_observing_a_job_twice_is_a_duplicate_with_its_key(service, finished):
     assert first["key"] == again.json()["key"] == job["job_id"]
     assert (first["duplicate"], again.json()["duplicate"]) == (False, True)
     assert len(read_journal(service.state.journal.path)[0]) == 1
-    health = requests.get(service.url + "/v1/health", timeout=10).json()
+    health = requests.get(service.url + "/v1/health", timeout=WAIT).json()
     assert health["duplicates"] == 1
-    text = requests.get(service.url + "/metrics", timeout=10).text
+    text = requests.get(service.url + "/metrics", timeout=WAIT).text
     assert "jobsize_duplicate_observations 1.0" in text
 
 
