@@ -14,10 +14,11 @@ import pytest
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.locality import BlockLocality
-from jobsize.sim.policy import MAP
+from jobsize.sim.policy import MAP, REDUCE
 from jobsize.sim.schedulers.dress import DRESS, LD, SD
 from jobsize.sim.schedulers.dynamicmr import DynamicMR
 from jobsize.sim.schedulers.ltyarn import LTYARN
+from jobsize.sim.schedulers.rasooli import RasooliDown
 from jobsize.sim.speculation import Late
 from jobsize.sim.stragglers import Stragglers
 from jobsize.sim.workload import from_task_lists, make_jobs
@@ -157,3 +158,31 @@ def test_ltyarn_long_term_share_favours_the_queue_that_lent() -> None:
     att = res.attempts
     assert att[att.start_s == 20.0].groupby("job").size().to_dict() == {2: 4}
     assert res.jobs.finish_s[2] == 50.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Rasooli-Down: the routing LP over job classes
+
+
+def test_rasooli_class_routing_sends_each_class_to_its_node() -> None:
+    """Slots 2 map / 2 reduce on two nodes: node 0 runs maps 4× as fast, node 1 reduces. A
+    map-heavy job (4 maps of 8 s, a reduce of 1 s) and a reduce-heavy one (a map of 1 s, 4
+    reduces of 8 s) arrive together and fall in different classes; the LP gives node 0 to the
+    map-heavy class and node 1 to the other, and (not work-conserving) each job runs only on
+    its node: both done at 5 (two waves of 2 s and a 1 s task).
+
+    Without the LP's suggested sets (every class suggested on every node) the map-heavy job's
+    maps spread over both nodes, its reduce runs on node 1 and the other job's map on node 0:
+    done at 8.25 and 10.25. Both jobs in one class (classification removed) spread the same
+    way.
+    """
+    jobs = make_jobs(2)
+    work = from_task_lists("routing", jobs, [[8.0] * 4, [1.0]], [[1.0], [8.0] * 4])
+    cluster = Cluster.parse("1x2x2@4/1+1x2x2@1/4", slots=True)
+    pol = RasooliDown(work_conserving=False)
+    res = simulate(work, cluster, pol, slowstart=1.0, record=True)
+    nodes = res.attempts.groupby(["job", "kind"]).node.apply(set).to_dict()
+    assert nodes == {(0, MAP): {0}, (0, REDUCE): {0}, (1, MAP): {1}, (1, REDUCE): {1}}
+    assert res.jobs.finish_s.tolist() == [5.0, 5.0]
+    assert pol.klass[0] != pol.klass[1]
+    assert pol.sc2 == (frozenset({pol.klass[0]}), frozenset({pol.klass[1]}))
