@@ -89,3 +89,31 @@ def test_a_job_of_almost_no_work_keeps_the_lp_well_scaled() -> None:
     w = from_task_lists("tiny", make_jobs(1), [[6.13249009e-258]], [[]])
     res = simulate(w, Cluster.mrv1(1, 1, 1), make_scheduler("rasooli"))
     assert np.isfinite(res.jobs.finish_s).all()
+
+
+def test_min_share_classification_counts_only_min_share_users_jobs() -> None:
+    """§6 item 2: JobClasses1 considers only the jobs of users with a min share. Users
+    ``share`` (min share 5) and ``plain`` (none) have one priority, so their map jobs share a
+    class K; ``share`` also has a reduce job, class M. K has 41 arrivals, 1 of them from
+    ``share``. Rates: K 1 per s on node 0 (fast maps), 0.25 on node 1; M 0.25 on both.
+
+    JobClasses2 (α_K : α_M = 41 : 1): K takes node 0 and most of node 1, SC' = ({K}, {K, M}).
+    JobClasses1 (1 : 1, only ``share``'s jobs): M, short of capacity, gets part of node 0,
+    SC = ({K, M}, {M}). Counting all 41 K jobs there made SC equal to SC'."""
+    users = {"share": (5, 1), "plain": (0, 1)}
+    n = 42
+    jobs = make_jobs(n, queue=np.array(["share", "share"] + ["plain"] * 40))
+    maps = [[8.0], []] + [[8.0]] * 40
+    reds = [[], [8.0]] + [[]] * 40
+    w = from_task_lists("classes1", jobs, maps, reds)
+    pol = RasooliDown(users=users, resolve_every=1)
+    simulate(w, Cluster.parse("1x2x2@4/1+1x2x2", slots=True), pol)
+    k, m = pol.klass[0], pol.klass[1]
+    assert k != m and set(pol.klass[2:]) == {k}
+    assert pol.sc2 == (frozenset({k}), frozenset({k, m}))
+    assert pol.sc1 == (frozenset({k, m}), frozenset({m}))
+    mu = np.array([[1.0, 0.25], [0.25, 0.25]])
+    assert suggested_sets(np.array([41.0, 1.0]), mu).suggested == (frozenset({0}),
+                                                                    frozenset({0, 1}))
+    assert suggested_sets(np.array([1.0, 1.0]), mu).suggested == (frozenset({0, 1}),
+                                                                  frozenset({1}))

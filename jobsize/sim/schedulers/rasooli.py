@@ -10,10 +10,14 @@ Two processes (Fig 1):
   times: the class of a job is its user's priority and its map and reduce work binned on a
   log₂ scale (``bin_width`` octaves; the paper clusters without naming the method). A class
   has an arrival rate ``α_i`` (its arrivals so far over the time elapsed) and rates
-  ``μ_ij = 1 / mean execution time`` of its jobs on R_j. When a new class appears, and every
-  ``resolve_every`` arrivals, the routing LP (:mod:`~jobsize.sim.schedulers.class_routing`)
-  is solved for each classification, giving each resource its suggested classes ``SC_j``
-  (JobClasses1) and ``SC'_j`` (JobClasses2).
+  ``μ_ij = 1 / mean execution time`` of its jobs on R_j. In JobClasses1 both count only the
+  jobs of users with a min share: "in the minimum share classification, only the jobs whose
+  users have minshare > 0 are considered" (§6, item 2). Users of one priority with and
+  without a min share share a class key, so a class of 41 arrivals of which one is from a
+  min-share user enters the JobClasses1 LP with α of 1 arrival, not 41. When a new class
+  appears, and every ``resolve_every`` arrivals, the routing LP
+  (:mod:`~jobsize.sim.schedulers.class_routing`) is solved for each classification, giving
+  each resource its suggested classes ``SC_j`` (JobClasses1) and ``SC'_j`` (JobClasses2).
 - **routing** (a resource has a free slot): the job selector (§6, item 4, whose text breaks off
   after its first sentence; rebuilt from the results discussion) —
 
@@ -97,8 +101,10 @@ class RasooliDown(Policy):
         self.known_at = (np.asarray(sim.submit) + est.known_after_s).tolist()
         self.assigned = [0] * len(self.user_names)  # running tasks per user
         self.jobs_of: list[dict[int, None]] = [{} for _ in self.user_names]  # active, oldest first
-        self.arrivals: Counter[tuple] = Counter()
+        #: JobClasses2: class -> its jobs so far; JobClasses1: the same, jobs of users with a
+        #: min share only
         self.class_members: dict[tuple, list[int]] = {}
+        self.share_members: dict[tuple, list[int]] = {}
         self.first_arrival = math.nan
         self.since_solve = 0
         empty = tuple(frozenset() for _ in range(sim.cluster.n_nodes))
@@ -150,7 +156,9 @@ class RasooliDown(Policy):
         k = self.klass[j]
         new = k not in self.class_members
         self.class_members.setdefault(k, []).append(j)
-        self.arrivals[k] += 1
+        if self.min_share[self.user_of[j]] > 0:
+            new = new or k not in self.share_members
+            self.share_members.setdefault(k, []).append(j)
         self.since_solve += 1
         if new or self.since_solve >= self.resolve_every:
             self.solve()
@@ -160,17 +168,19 @@ class RasooliDown(Policy):
         self.since_solve = 0
         self.solves += 1
         elapsed = max(self.sim.now - self.first_arrival, 1.0)
-        everyone = list(self.class_members)
-        with_share = [k for k in everyone
-                      if any(self.min_share[self.user_of[j]] > 0 for j in self.class_members[k])]
-        self.sc1 = self._sets(with_share, elapsed)
-        self.sc2 = self._sets(everyone, elapsed)
+        self.sc1 = self._sets(self.share_members, elapsed)
+        self.sc2 = self._sets(self.class_members, elapsed)
 
-    def _sets(self, classes: list[tuple], elapsed: float) -> tuple[frozenset[tuple], ...]:
+    def _sets(self, members: dict[tuple, list[int]], elapsed: float
+              ) -> tuple[frozenset[tuple], ...]:
+        """Each node's suggested classes from the LP over the classes of ``members`` (class ->
+        the jobs that count: their number over ``elapsed`` is α, their mean execution time
+        gives μ)."""
+        classes = list(members)
         if not classes:
             return tuple(frozenset() for _ in range(self.sim.cluster.n_nodes))
-        alpha = np.array([self.arrivals[k] / elapsed for k in classes])
-        mean_exec = np.array([self.exec_s[self.class_members[k]].mean(axis=0) for k in classes])
+        alpha = np.array([len(members[k]) / elapsed for k in classes])
+        mean_exec = np.array([self.exec_s[members[k]].mean(axis=0) for k in classes])
         # a class of (almost) no work is served at once: its rate is capped at 1e9 per second,
         # so the LP stays well scaled (a task of 1e-258 s would make μ 1e257, beyond HiGHS)
         mu = 1.0 / np.maximum(mean_exec, MIN_EXEC_S)  # a node with no slot for it: μ = 0
