@@ -117,3 +117,20 @@ def test_min_share_classification_counts_only_min_share_users_jobs() -> None:
                                                                     frozenset({0, 1}))
     assert suggested_sets(np.array([1.0, 1.0]), mu).suggested == (frozenset({0, 1}),
                                                                   frozenset({1}))
+
+
+def test_a_class_is_never_routed_to_a_node_its_containers_do_not_fit() -> None:
+    """Found as a hang (``work_conserving=False``): execution times assumed the most common
+    container (1 GB) on every node, so node 0 (2 GB, maps 8× as fast) looked the best place
+    for job 1's class — whose 3 GB maps never fit there. Its AM started on node 0 and its maps
+    waited forever once job 0 was done ("left demand waiting with nothing running"). A job's
+    execution time on a node now counts the containers of its own that fit: node 1 only."""
+    jobs = make_jobs(2, map_mb=np.array([1024, 3072]), am_mb=1024)
+    w = from_task_lists("small-node", jobs, [[1.0], [10.0] * 2], [[10.0] * 4, []])
+    pol = RasooliDown(work_conserving=False)
+    res = simulate(w, Cluster.parse("1x2g×4@8/1+1x8g×8"), pol, record=True)
+    assert np.isinf(pol.exec_s[1, 0]) and pol.exec_s[1, 1] == 10.0  # 20 s of maps on 2 × 3 GB
+    assert pol.sc2[0] == frozenset({pol.klass[0]})
+    att = res.attempts
+    assert (att[att.job == 1].node == 1).all()
+    assert res.jobs.finish_s.tolist() == [20.0, 10.0]

@@ -36,19 +36,20 @@ Users are the jobs' ``queue`` column; ``users`` maps a user to (min share in slo
 By default the paper's example system Exp1 (Table 1): User1 50/3, User2 20/2, User3 40/3, User4
 30/2, User5 0/1, User6 0/2; other users 0/1. What it needs to know: every job's summed map and
 reduce task time (its execution time on each node) and the arrival pattern; both the slot and
-the YARN model (there a node's slots are the task containers that fit on it).
+the YARN model (there a node's slots for a job are the job's own map or reduce containers
+that fit on it; a node where one of its containers, AM included, never fits is never suggested
+for its class).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 
 from jobsize.errors import ConfigError
 from jobsize.sim.eventloop import Simulation
-from jobsize.sim.policy import MAP, REDUCE, Policy
+from jobsize.sim.policy import AM, MAP, REDUCE, Policy
 from jobsize.sim.schedulers.class_routing import Routing, suggested_sets
 from jobsize.sim.size_sources import ExactSizes, SizeSource
 
@@ -113,20 +114,34 @@ class RasooliDown(Policy):
 
     @staticmethod
     def _exec_times(sim: Simulation, se_m: np.ndarray, se_r: np.ndarray) -> np.ndarray:
-        """mean_execTime(J, R_j): jobs × nodes, the job alone on each node."""
-        cap, speed = sim.cluster.capacity, sim.cluster.speed
-        if sim.cluster.slots:
-            slots_m, slots_r = cap[:, 0].astype(float), cap[:, 1].astype(float)
-        else:
-            shapes = Counter(zip(sim.req0[MAP] + sim.req0[REDUCE],
-                                 sim.req1[MAP] + sim.req1[REDUCE], strict=True))
-            r0, r1 = shapes.most_common(1)[0][0] if shapes else (1, 1)
-            fit = np.minimum(cap[:, 0] // max(r0, 1), cap[:, 1] // max(r1, 1)).astype(float)
-            slots_m = slots_r = fit
+        """mean_execTime(J, R_j): jobs × nodes, the job alone on each node — its map (reduce)
+        work over the number of *its own* map (reduce) containers the node holds at once, and
+        the node's speed. Infinite where a container the job needs never fits on the node
+        (its tasks', unless it is uber; in the YARN model its AM's too): the LP then gives its
+        class no share of that node, where it would otherwise wait forever with
+        ``work_conserving=False``. In the slot model a task takes its slot's weight in units,
+        so the count is the node's slots of that kind."""
+        units = sim.cluster.units.astype(float)
+        speed = sim.cluster.speed
+
+        def fit(kind: int) -> np.ndarray:
+            req = np.stack([np.asarray(sim.req0[kind], float),
+                            np.asarray(sim.req1[kind], float)], axis=1)[:, None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_dim = np.where(req > 0, np.floor(units[None, :, :] / req), np.inf)
+            return per_dim.min(axis=2)  # a container that asks for nothing fits any number
+
+        fit_m, fit_r = fit(MAP), fit(REDUCE)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t_m = np.where(se_m[:, None] > 0, se_m[:, None] / (slots_m * speed[:, 0]), 0.0)
-            t_r = np.where(se_r[:, None] > 0, se_r[:, None] / (slots_r * speed[:, 1]), 0.0)
-        return t_m + t_r  # inf where a node has no slot for a phase the job has
+            t_m = np.where(se_m[:, None] > 0, se_m[:, None] / (fit_m * speed[:, 0]), 0.0)
+            t_r = np.where(se_r[:, None] > 0, se_r[:, None] / (fit_r * speed[:, 1]), 0.0)
+        t = t_m + t_r
+        tasks = ~np.asarray(sim.uber, bool)[:, None]
+        t[tasks & (np.asarray(sim.n_maps)[:, None] > 0) & (fit_m < 1)] = np.inf
+        t[tasks & (np.asarray(sim.n_reduces)[:, None] > 0) & (fit_r < 1)] = np.inf
+        if not sim.cluster.slots:
+            t[fit(AM) < 1] = np.inf
+        return t
 
     def _classify(self, j: int, se_m: float, se_r: float) -> tuple:
         """(priority, map-work bin, reduce-work bin)."""
