@@ -134,3 +134,26 @@ def test_a_class_is_never_routed_to_a_node_its_containers_do_not_fit() -> None:
     att = res.attempts
     assert (att[att.job == 1].node == 1).all()
     assert res.jobs.finish_s.tolist() == [20.0, 10.0]
+
+
+def test_idle_nodes_are_offered_again_when_the_suggested_sets_change() -> None:
+    """Found as a hang by the invariant properties (``rasooli-idle``, slot model). Job 4, a
+    reduce-only job of user a, arrives at 3; its class is suggested only on node 1, whose
+    reduce slots job 1's reduces hold until its maps end. At 5 job 5, a job with no task,
+    arrives: a new class, so the LPs are solved again and job 4's class moves to node 0 alone,
+    idle since 3.25. The simulator offers idle nodes only on new demand, and job 5 brings none:
+    job 4 waited for an offer of node 0 that never came, and at 6.5, node 1 free, its class no
+    longer suggested there, nothing ran. Now a change of the sets offers every node again: job
+    4's reduce runs on node 0 from 5 to 6."""
+    cap = np.array([[1, 2], [2, 2], [2, 1]])
+    speed = np.array([[4.0, 2.0], [4.0, 4.0], [1.0, 2.0]])
+    maps = [[9.0], [4.0, 4.0], [2.0], [], [], []]
+    reds = [[2.0, 1.0], [1.0, 2.0], [], [], [2.0], []]
+    jobs = make_jobs(6, submit_s=np.array([0.0, 2.0, 2.0, 3.0, 3.0, 5.0]),
+                     queue=np.array(["a", "a", "b", "b", "a", "a"]))
+    w = from_task_lists("re-solve", jobs, maps, reds)
+    pol = RasooliDown(users={"a": (2, 2), "b": (0, 1)}, work_conserving=False, resolve_every=2)
+    res = simulate(w, Cluster(cap, slots=True, speed=speed), pol, slowstart=0.0, record=True)
+    att = res.attempts
+    assert att[att.job == 4][["node", "start_s", "end_s"]].values.tolist() == [[0, 5.0, 6.0]]
+    assert pol.klass[4] in pol.sc2[0] and pol.klass[4] not in pol.sc2[1]

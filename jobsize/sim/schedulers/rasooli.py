@@ -179,12 +179,18 @@ class RasooliDown(Policy):
             self.solve()
 
     def solve(self) -> None:
-        """Both classifications' LPs: the suggested sets SC_j and SC'_j."""
+        """Both classifications' LPs: the suggested sets SC_j and SC'_j. When they change,
+        every node with room is offered again: an idle node may now suit a waiting job (the
+        arrival that triggered the solve need not bring demand of its own — a job with no
+        task — and the simulator offers idle nodes only on new demand)."""
         self.since_solve = 0
         self.solves += 1
         elapsed = max(self.sim.now - self.first_arrival, 1.0)
+        before = (self.sc1, self.sc2)
         self.sc1 = self._sets(self.share_members, elapsed)
         self.sc2 = self._sets(self.class_members, elapsed)
+        if (self.sc1, self.sc2) != before:
+            self.sim.request_offers()
 
     def _sets(self, members: dict[tuple, list[int]], elapsed: float
               ) -> tuple[frozenset[tuple], ...]:
