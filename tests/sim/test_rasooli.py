@@ -8,6 +8,7 @@ import pytest
 from jobsize.errors import ConfigError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
+from jobsize.sim.policy import MAP, REDUCE
 from jobsize.sim.schedulers import make_scheduler
 from jobsize.sim.schedulers.class_routing import suggested_sets
 from jobsize.sim.schedulers.rasooli import EXP1_USERS, RasooliDown
@@ -157,3 +158,17 @@ def test_idle_nodes_are_offered_again_when_the_suggested_sets_change() -> None:
     att = res.attempts
     assert att[att.job == 4][["node", "start_s", "end_s"]].values.tolist() == [[0, 5.0, 6.0]]
     assert pol.klass[4] in pol.sc2[0] and pol.klass[4] not in pol.sc2[1]
+
+
+def test_a_class_no_node_can_run_alone_is_suggested_everywhere() -> None:
+    """A map-only node and a reduce-only node: no node can run the job alone, its execution
+    time is infinite on both, μ = 0 and the LP gave its class no node — with
+    ``work_conserving=False`` it waited forever. It is now suggested on both: maps on node 0,
+    the reduce on node 1."""
+    w = from_task_lists("split", make_jobs(1), [[4.0, 4.0]], [[2.0]])
+    pol = RasooliDown(work_conserving=False)
+    res = simulate(w, Cluster(np.array([[2, 0], [0, 2]]), slots=True), pol, record=True)
+    assert np.isinf(pol.exec_s).all()
+    assert pol.sc2 == (frozenset({pol.klass[0]}),) * 2
+    assert res.attempts.groupby("kind").node.apply(set).to_dict() == {MAP: {0}, REDUCE: {1}}
+    assert res.jobs.finish_s[0] == 6.0

@@ -206,7 +206,11 @@ class RasooliDown(Policy):
         # so the LP stays well scaled (a task of 1e-258 s would make μ 1e257, beyond HiGHS)
         mu = 1.0 / np.maximum(mean_exec, MIN_EXEC_S)  # a node with no slot for it: μ = 0
         routing: Routing = suggested_sets(alpha, mu)
-        return tuple(frozenset(classes[i] for i in s) for s in routing.suggested)
+        # a class no node can run alone (its maps fit only on some nodes, its reduces only on
+        # others) has μ = 0 everywhere and no share: the LP cannot place it, so every node
+        # may serve it (else, not work-conserving, it would wait forever)
+        anywhere = {classes[i] for i in np.flatnonzero(mu.sum(axis=1) == 0).tolist()}
+        return tuple(frozenset(classes[i] for i in s) | anywhere for s in routing.suggested)
 
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
         if kind in (MAP, REDUCE):
