@@ -10,10 +10,14 @@ Two processes (Fig 1):
   times: the class of a job is its user's priority and its map and reduce work binned on a
   log₂ scale (``bin_width`` octaves; the paper clusters without naming the method). A class
   has an arrival rate ``α_i`` (its arrivals so far over the time elapsed) and rates
-  ``μ_ij = 1 / mean execution time`` of its jobs on R_j. When a new class appears, and every
-  ``resolve_every`` arrivals, the routing LP (:mod:`~jobsize.sim.schedulers.class_routing`)
-  is solved for each classification, giving each resource its suggested classes ``SC_j``
-  (JobClasses1) and ``SC'_j`` (JobClasses2).
+  ``μ_ij = 1 / mean execution time`` of its jobs on R_j. In JobClasses1 both count only the
+  jobs of users with a min share: "in the minimum share classification, only the jobs whose
+  users have minshare > 0 are considered" (§6, item 2). Users of one priority with and
+  without a min share share a class key, so a class of 41 arrivals of which one is from a
+  min-share user enters the JobClasses1 LP with α of 1 arrival, not 41. When a new class
+  appears, and every ``resolve_every`` arrivals, the routing LP
+  (:mod:`~jobsize.sim.schedulers.class_routing`) is solved for each classification, giving
+  each resource its suggested classes ``SC_j`` (JobClasses1) and ``SC'_j`` (JobClasses2).
 - **routing** (a resource has a free slot): the job selector (§6, item 4, whose text breaks off
   after its first sentence; rebuilt from the results discussion) —
 
@@ -32,19 +36,20 @@ Users are the jobs' ``queue`` column; ``users`` maps a user to (min share in slo
 By default the paper's example system Exp1 (Table 1): User1 50/3, User2 20/2, User3 40/3, User4
 30/2, User5 0/1, User6 0/2; other users 0/1. What it needs to know: every job's summed map and
 reduce task time (its execution time on each node) and the arrival pattern; both the slot and
-the YARN model (there a node's slots are the task containers that fit on it).
+the YARN model (there a node's slots for a job are the job's own map or reduce containers
+that fit on it; a node where one of its containers, AM included, never fits is never suggested
+for its class).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 
 from jobsize.errors import ConfigError
 from jobsize.sim.eventloop import Simulation
-from jobsize.sim.policy import MAP, REDUCE, Policy
+from jobsize.sim.policy import AM, MAP, REDUCE, Policy
 from jobsize.sim.schedulers.class_routing import Routing, suggested_sets
 from jobsize.sim.size_sources import ExactSizes, SizeSource
 
@@ -97,8 +102,10 @@ class RasooliDown(Policy):
         self.known_at = (np.asarray(sim.submit) + est.known_after_s).tolist()
         self.assigned = [0] * len(self.user_names)  # running tasks per user
         self.jobs_of: list[dict[int, None]] = [{} for _ in self.user_names]  # active, oldest first
-        self.arrivals: Counter[tuple] = Counter()
+        #: JobClasses2: class -> its jobs so far; JobClasses1: the same, jobs of users with a
+        #: min share only
         self.class_members: dict[tuple, list[int]] = {}
+        self.share_members: dict[tuple, list[int]] = {}
         self.first_arrival = math.nan
         self.since_solve = 0
         empty = tuple(frozenset() for _ in range(sim.cluster.n_nodes))
@@ -107,20 +114,34 @@ class RasooliDown(Policy):
 
     @staticmethod
     def _exec_times(sim: Simulation, se_m: np.ndarray, se_r: np.ndarray) -> np.ndarray:
-        """mean_execTime(J, R_j): jobs × nodes, the job alone on each node."""
-        cap, speed = sim.cluster.capacity, sim.cluster.speed
-        if sim.cluster.slots:
-            slots_m, slots_r = cap[:, 0].astype(float), cap[:, 1].astype(float)
-        else:
-            shapes = Counter(zip(sim.req0[MAP] + sim.req0[REDUCE],
-                                 sim.req1[MAP] + sim.req1[REDUCE], strict=True))
-            r0, r1 = shapes.most_common(1)[0][0] if shapes else (1, 1)
-            fit = np.minimum(cap[:, 0] // max(r0, 1), cap[:, 1] // max(r1, 1)).astype(float)
-            slots_m = slots_r = fit
+        """mean_execTime(J, R_j): jobs × nodes, the job alone on each node — its map (reduce)
+        work over the number of *its own* map (reduce) containers the node holds at once, and
+        the node's speed. Infinite where a container the job needs never fits on the node
+        (its tasks', unless it is uber; in the YARN model its AM's too): the LP then gives its
+        class no share of that node, where it would otherwise wait forever with
+        ``work_conserving=False``. In the slot model a task takes its slot's weight in units,
+        so the count is the node's slots of that kind."""
+        units = sim.cluster.units.astype(float)
+        speed = sim.cluster.speed
+
+        def fit(kind: int) -> np.ndarray:
+            req = np.stack([np.asarray(sim.req0[kind], float),
+                            np.asarray(sim.req1[kind], float)], axis=1)[:, None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_dim = np.where(req > 0, np.floor(units[None, :, :] / req), np.inf)
+            return per_dim.min(axis=2)  # a container that asks for nothing fits any number
+
+        fit_m, fit_r = fit(MAP), fit(REDUCE)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t_m = np.where(se_m[:, None] > 0, se_m[:, None] / (slots_m * speed[:, 0]), 0.0)
-            t_r = np.where(se_r[:, None] > 0, se_r[:, None] / (slots_r * speed[:, 1]), 0.0)
-        return t_m + t_r  # inf where a node has no slot for a phase the job has
+            t_m = np.where(se_m[:, None] > 0, se_m[:, None] / (fit_m * speed[:, 0]), 0.0)
+            t_r = np.where(se_r[:, None] > 0, se_r[:, None] / (fit_r * speed[:, 1]), 0.0)
+        t = t_m + t_r
+        tasks = ~np.asarray(sim.uber, bool)[:, None]
+        t[tasks & (np.asarray(sim.n_maps)[:, None] > 0) & (fit_m < 1)] = np.inf
+        t[tasks & (np.asarray(sim.n_reduces)[:, None] > 0) & (fit_r < 1)] = np.inf
+        if not sim.cluster.slots:
+            t[fit(AM) < 1] = np.inf
+        return t
 
     def _classify(self, j: int, se_m: float, se_r: float) -> tuple:
         """(priority, map-work bin, reduce-work bin)."""
@@ -150,32 +171,46 @@ class RasooliDown(Policy):
         k = self.klass[j]
         new = k not in self.class_members
         self.class_members.setdefault(k, []).append(j)
-        self.arrivals[k] += 1
+        if self.min_share[self.user_of[j]] > 0:
+            new = new or k not in self.share_members
+            self.share_members.setdefault(k, []).append(j)
         self.since_solve += 1
         if new or self.since_solve >= self.resolve_every:
             self.solve()
 
     def solve(self) -> None:
-        """Both classifications' LPs: the suggested sets SC_j and SC'_j."""
+        """Both classifications' LPs: the suggested sets SC_j and SC'_j. When they change,
+        every node with room is offered again: an idle node may now suit a waiting job (the
+        arrival that triggered the solve need not bring demand of its own — a job with no
+        task — and the simulator offers idle nodes only on new demand)."""
         self.since_solve = 0
         self.solves += 1
         elapsed = max(self.sim.now - self.first_arrival, 1.0)
-        everyone = list(self.class_members)
-        with_share = [k for k in everyone
-                      if any(self.min_share[self.user_of[j]] > 0 for j in self.class_members[k])]
-        self.sc1 = self._sets(with_share, elapsed)
-        self.sc2 = self._sets(everyone, elapsed)
+        before = (self.sc1, self.sc2)
+        self.sc1 = self._sets(self.share_members, elapsed)
+        self.sc2 = self._sets(self.class_members, elapsed)
+        if (self.sc1, self.sc2) != before:
+            self.sim.request_offers()
 
-    def _sets(self, classes: list[tuple], elapsed: float) -> tuple[frozenset[tuple], ...]:
+    def _sets(self, members: dict[tuple, list[int]], elapsed: float
+              ) -> tuple[frozenset[tuple], ...]:
+        """Each node's suggested classes from the LP over the classes of ``members`` (class ->
+        the jobs that count: their number over ``elapsed`` is α, their mean execution time
+        gives μ)."""
+        classes = list(members)
         if not classes:
             return tuple(frozenset() for _ in range(self.sim.cluster.n_nodes))
-        alpha = np.array([self.arrivals[k] / elapsed for k in classes])
-        mean_exec = np.array([self.exec_s[self.class_members[k]].mean(axis=0) for k in classes])
+        alpha = np.array([len(members[k]) / elapsed for k in classes])
+        mean_exec = np.array([self.exec_s[members[k]].mean(axis=0) for k in classes])
         # a class of (almost) no work is served at once: its rate is capped at 1e9 per second,
         # so the LP stays well scaled (a task of 1e-258 s would make μ 1e257, beyond HiGHS)
         mu = 1.0 / np.maximum(mean_exec, MIN_EXEC_S)  # a node with no slot for it: μ = 0
         routing: Routing = suggested_sets(alpha, mu)
-        return tuple(frozenset(classes[i] for i in s) for s in routing.suggested)
+        # a class no node can run alone (its maps fit only on some nodes, its reduces only on
+        # others) has μ = 0 everywhere and no share: the LP cannot place it, so every node
+        # may serve it (else, not work-conserving, it would wait forever)
+        anywhere = {classes[i] for i in np.flatnonzero(mu.sum(axis=1) == 0).tolist()}
+        return tuple(frozenset(classes[i] for i in s) | anywhere for s in routing.suggested)
 
     def on_launch(self, j: int, kind: int, node: int, cid: int) -> None:
         if kind in (MAP, REDUCE):
