@@ -286,3 +286,16 @@ def test_the_same_kind_gives_byte_identical_outputs(inputs, job_runner):
     b = job_runner(workload(f"drawn-{SEED}-1"), inputs(ks.point(w.name).input))
     assert a.map_outputs == b.map_outputs and a.reduce_outputs == b.reduce_outputs
     assert a.counter(cs.WORK_COUNTER) == b.counter(cs.WORK_COUNTER) > 0
+
+
+def test_bench_trace_runs_drawn_kinds_when_named(tmp_path, capsys):
+    from jobsize.benchtrace import Distribution, draw_jobs
+    from jobsize.cli import main
+
+    named = Distribution(workloads=("drawn-7-2", "drawn-7-3"))
+    draws = draw_jobs(1, 40, named)
+    assert {d.workload for d in draws} == {"drawn-7-2", "drawn-7-3"}
+    assert all(d.input_kind == ks.point(d.workload).input for d in draws)
+    assert main(["bench-trace", "--jobs", "4", "--seed", "1", "-o", str(tmp_path / "t"),
+                 "--workloads", "drawn-7-3", "--dry-run"]) == 0
+    assert "drawn-7-3 4" in capsys.readouterr().out
