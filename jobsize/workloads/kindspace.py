@@ -36,11 +36,14 @@ units, about 1 s), and splits it at random between its per-record, per-byte and 
 each cost is the budget's share over the records, bytes or expected distinct keys that 2 MiB of
 that input holds (:data:`RECORD_BYTES`, measured on the generators' output;
 :func:`expected_distinct`). Start-up is at most 1.25 M units (0.5 s, like ``iplookup``'s
-table). The map's own Python costs about 1.5 µs per output record, so the fan-out is capped at
-8 (with text input, some 300 thousand records and half a second per 2 MiB). The superlinear
-term is calibrated the same way, its budget (:data:`SUPERLINEAR_WORK`) spent by a reduce on
-2 MiB of its input with the kind's key law; a reduce on X times that input does X^p times the
-work — that growth is the point of the term, so larger evaluations grow superlinearly too.
+table). The map's own Python costs about 1.5 µs per output record and the engine's collecting,
+sorting and merging a few µs more, so the fan-out is at most 8 and at most what keeps 2 MiB of
+input within :data:`MAX_MAP_RECORDS` output records and :data:`MAX_MAP_BYTES` output bytes (a
+framework-bound map's pieces, of at least 4 bytes, come to some 300 thousand records). The
+superlinear term is calibrated like the other costs, its budget (:data:`SUPERLINEAR_WORK`)
+spent by a reduce on 2 MiB of its input with the kind's key law; a reduce on X times that input
+does X^p times the work — that growth is the point of the term, and it makes large jobs of such
+kinds long (``--scale`` below 1 keeps an evaluation short).
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ FAN_EXPAND = (1.0, 8.0)
 KEYS = (4, 1 << 20)  # key cardinality, log-uniform
 ZIPF = (0.0, 1.5)  # skew exponent, uniform
 VALUE_BYTES = (0, 48)
-PIECE = (2, 8)  # bytes of a framework-bound map's record, at most
+PIECE = (4, 10)  # bytes of a framework-bound map's record, at most
 ALPHABET = (3, 26)
 MAP_WORK = (2.5e4, 2.5e6)  # units of work per 2 MiB of the role's input, log-uniform
 COMBINE_WORK = (1e4, 1e6)
@@ -93,6 +96,11 @@ BYTES_PER_REDUCE = (16 * MiB, 32 * MiB, 64 * MiB)
 MAX_REDUCES = (1, 2, 4, 8)
 #: Bytes of a map output record besides its value's filler: six key digits, tab, "1", newline.
 RECORD_OVERHEAD = 9
+#: At most this many map output records and bytes per 2 MiB of input: the engine's own work
+#: (collecting, sorting, spilling, merging) costs a few µs a record, and more would take a
+#: 2 MiB map beyond a few seconds; the fan-out's upper bound shrinks to keep within them.
+MAX_MAP_RECORDS = 200_000
+MAX_MAP_BYTES = 8 * MiB
 
 
 @dataclass(frozen=True)
@@ -290,18 +298,22 @@ def draw_kind(seed: int, index: int) -> KindPoint:
         out_keys = min(out_records, sum(alphabet ** n for n in range(1, piece + 1)))
         shares = None
     else:
-        fan = _round(_log_uniform(rng, FAN_FILTER if rng.random() < FILTER_SHARE
-                                  else FAN_EXPAND))
+        filters = rng.random() < FILTER_SHARE
+        fan_draw = rng.random()
         keys = round(_log_uniform(rng, KEYS))
         zipf = _round(ZIPF[0] + (ZIPF[1] - ZIPF[0]) * rng.random())
         value_bytes = _integer(rng, VALUE_BYTES)
+        out_bytes = RECORD_OVERHEAD + (value_bytes + 1 if value_bytes else 0)
+        most = min(FAN_EXPAND[1], MAX_MAP_RECORDS / in_records,
+                   MAX_MAP_BYTES / out_bytes / in_records)
+        low, high = FAN_FILTER if filters else (FAN_EXPAND[0], max(FAN_EXPAND[0], most))
+        fan = _round(low * (high / low) ** fan_draw)  # log-uniform
         shares = key_shares(keys, zipf)
         map_keys = expected_distinct(shares, in_records * fan)
         point.update(fan=fan, keys=keys, zipf=zipf, value_bytes=value_bytes)
         point.update(zip(("map_rec", "map_byte", "map_key"),
                          _split(rng, _log_uniform(rng, MAP_WORK),
                                 (in_records, TASK_BYTES, map_keys)), strict=True))
-        out_bytes = RECORD_OVERHEAD + (value_bytes + 1 if value_bytes else 0)
         out_records = TASK_BYTES / out_bytes
         out_keys = expected_distinct(shares, out_records)
     if not map_only:

@@ -92,6 +92,10 @@ def test_every_draw_stays_in_the_space_and_within_its_budgets(seed, index):
         assert k.map_rec == k.map_byte == k.map_key == 0 and not k.superlinear
     else:
         assert ks.FAN_FILTER[0] * 0.999 <= k.fan <= ks.FAN_EXPAND[1] * 1.001
+        out = ks.TASK_BYTES / ks.RECORD_BYTES[k.input] * k.fan
+        assert out <= ks.MAX_MAP_RECORDS * slack or k.fan <= ks.FAN_EXPAND[0]
+        width = ks.RECORD_OVERHEAD + (k.value_bytes + 1 if k.value_bytes else 0)
+        assert out * width <= ks.MAX_MAP_BYTES * slack or k.fan <= 1
         assert ks.KEYS[0] <= k.keys <= ks.KEYS[1] and ks.ZIPF[0] <= k.zipf <= ks.ZIPF[1]
         # the map's busy work on 2 MiB of input is within its budget
         records = ks.TASK_BYTES / ks.RECORD_BYTES[k.input]
