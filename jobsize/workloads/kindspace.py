@@ -337,8 +337,9 @@ def draw_kind(seed: int, index: int) -> KindPoint:
 
 def draw_kinds(seed: int, n: int) -> list[Workload]:
     """The first ``n`` kinds of ``seed``, runnable."""
-    if n < 0:
-        raise ConfigError(f"the number of kinds to draw must be non-negative, got {n}")
+    if n < 0 or seed < 0:
+        raise ConfigError(f"the kind seed and the number of kinds to draw must be "
+                          f"non-negative, got {seed} and {n}")
     return [drawn_workload(f"drawn-{seed}-{i}") for i in range(n)]
 
 
