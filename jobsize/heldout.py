@@ -2,8 +2,11 @@
 the path a user takes — ``jobsize probe``, ``jobsize predict``, ``jobsize run``.
 
 The held-out workloads (:data:`jobsize.workloads.HELD_OUT`) have cost shapes the reference
-workloads lack, and no reference trace or fitted model ever includes them. For each job of the
-plan (:class:`Design`: kind, input size, split size, N_m, N_r), :class:`HeldOutTrace`:
+workloads lack, and no reference trace or fitted model ever includes them; but they have been
+looked at while the models were developed, so they are the *development set*. Kinds drawn fresh
+from the space of cost shapes (:mod:`jobsize.workloads.kindspace`, ``Design.drawn``) are the
+test. For each job of the plan (:class:`Design`: kind, input size, split size, N_m, N_r),
+:class:`HeldOutTrace`:
 
 1. generates the job's input with the workload's seeded generator;
 2. probes the job as ``jobsize probe --maps N_m --reduces N_r --split-size B [-D ...]`` does — a
@@ -41,7 +44,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +113,10 @@ class Design:
     sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
     1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop runs in uber mode, as
     ``jobsize probe --force`` does, so that they are sized from their probes.
+
+    The default kinds are the hand-written held-out kinds, the development set. ``kind_seed``
+    says that ``kinds`` are the first kinds drawn with that seed from the space of cost shapes
+    (:meth:`drawn` makes such a design).
     """
 
     kinds: tuple[str, ...] = tuple(sorted(HELD_OUT))
@@ -122,11 +129,25 @@ class Design:
     conf: Mapping[str, str] = field(default_factory=dict)
     max_fraction: float | None = DEFAULT_MAX_FRACTION
     probe_uber: bool = False
+    kind_seed: int | None = None
+
+    @classmethod
+    def drawn(cls, n: int, kind_seed: int, **options: Any) -> Design:
+        """A design of the first ``n`` kinds drawn with ``kind_seed`` from the space of cost
+        shapes (:func:`jobsize.workloads.kindspace.draw_kinds`)."""
+        from jobsize.workloads.kindspace import draw_kinds
+
+        if n < 1:
+            raise ConfigError(f"--drawn must be at least 1 kind, got {n}")
+        kinds = tuple(w.name for w in draw_kinds(kind_seed, n))
+        return cls(kinds=kinds, kind_seed=kind_seed, **options)
 
     def __post_init__(self) -> None:
         kinds = tuple(dict.fromkeys(self.kinds))
         if not kinds:
             raise ConfigError("no job kinds to evaluate")
+        if self.kind_seed is not None and self.kind_seed < 0:
+            raise ConfigError(f"--kind-seed must be non-negative, got {self.kind_seed}")
         for name in kinds:
             workload(name)  # a ConfigError naming the choices
         if self.jobs_per_kind < 1 or self.max_maps < 1 or not self.split_sizes or \
@@ -154,7 +175,9 @@ class Design:
                 "max_maps": self.max_maps, "conf": dict(self.conf),
                 # only when set, so directories made before the option resume as they were
                 **({} if self.max_fraction is None else {"max_fraction": self.max_fraction}),
-                **({"probe_uber": True} if self.probe_uber else {})}
+                **({"probe_uber": True} if self.probe_uber else {}),
+                **({} if self.kind_seed is None else {"kind_seed": self.kind_seed,
+                                                      "kind_space": _space_version()})}
 
     def draw(self, seed: int, index: int) -> Draw:
         """Job ``index`` of the evaluation of ``seed`` — a pure function of its arguments."""
@@ -172,6 +195,12 @@ class Design:
                     n_reduces=workload(name).typical_reduces(size), input_bytes=size,
                     input_seed=int(rng.integers(2**31)), probe_seed=int(rng.integers(2**31)),
                     split_bytes=split)
+
+
+def _space_version() -> int:
+    from jobsize.workloads.kindspace import SPACE_VERSION
+
+    return SPACE_VERSION
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,6 +297,24 @@ class HeldOutTrace(BenchTrace):
 
     def settings(self) -> dict[str, Any]:
         return self.design.settings()
+
+    def pending(self, draws: Iterable[Draw]) -> list[Draw]:
+        self._check_kind_seed()
+        return super().pending(draws)
+
+    def run(self, draws: Sequence[Draw],
+            on_job: Callable[[JobOutcome], None] | None = None) -> list[JobOutcome]:
+        self._check_kind_seed()
+        return super().run(draws, on_job)
+
+    def _check_kind_seed(self) -> None:
+        """Refuse, in so many words, to resume drawn kinds with another kind seed (the
+        settings' check would refuse too, but name only the kinds)."""
+        made = (self.dir.settings() or {}).get("distribution", {}).get("kind_seed")
+        if made is not None and made != self.design.kind_seed:
+            raise ConfigError(f"was made with --kind-seed {made}, not "
+                              f"{self.design.kind_seed}: resume with the same kind seed or use "
+                              "another directory", source=self.dir.settings_path)
 
     def plan(self, jobs: int | None = None) -> list[Draw]:
         """The first ``jobs`` jobs (default: the design's) of this evaluation's seed."""
@@ -633,6 +680,7 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf.write(_targets_row())
     buf.write("\n" + "".join(f"- {k}: {shapes[k]} — {workload(k).description}\n"
                              for k in trace.design.kinds))
+    buf.write(_drawn_text(trace.design))
     buf.write("\n## Leave one kind out, over everything\n\n")
     buf.write(f"The reference trace ({Path(reference).name}) and the held-out trace pooled; "
               "each kind's jobs predicted by a model with the options above fitted on every "
@@ -643,6 +691,51 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf.write(spread)
     buf.write("\n## Reading the tables\n\n" + READING)
     return buf.getvalue()
+
+
+def _drawn_text(design: Design) -> str:
+    """The report's section on the kinds drawn from the space of cost shapes: their seed and
+    every parameter; empty when the design has none."""
+    from jobsize.workloads.kindspace import SPACE_VERSION, is_drawn, point
+
+    drawn = [point(k) for k in design.kinds if is_drawn(k)]
+    if not drawn:
+        return ""
+    seeds = sorted({p.seed for p in drawn})
+    head = ("| kind | input | map-only | combiner | framework-bound | map rec / byte / key | "
+            "fan-out | keys | Zipf | value bytes | piece / alphabet | start-up | "
+            "combine rec / byte / key | reduce rec / byte / key | superlinear C, p | "
+            "reduces per input, at most |\n" + "|---" * 16 + "|\n")
+
+    def row(p: Any) -> str:
+        cells = [p.name, p.input, _yes(p.map_only), _yes(p.combiner), _yes(p.framework),
+                 f"{p.map_rec:g} / {p.map_byte:g} / {p.map_key:g}", f"{p.fan:g}", str(p.keys),
+                 f"{p.zipf:g}", str(p.value_bytes),
+                 f"{p.piece} / {p.alphabet}" if p.framework else "—", f"{p.start:g}",
+                 f"{p.combine_rec:g} / {p.combine_byte:g} / {p.combine_key:g}"
+                 if p.combiner else "—",
+                 "—" if p.map_only else f"{p.reduce_rec:g} / {p.reduce_byte:g} / "
+                 f"{p.reduce_key:g}",
+                 f"{p.superlinear:g}, {p.power:g}" if p.superlinear else "—",
+                 "—" if p.map_only else f"1 per {p.bytes_per_reduce // MiB} MiB, "
+                 f"{p.max_reduces}"]
+        return "| " + " | ".join(cells) + " |\n"
+
+    return ("\n## Drawn kinds\n\n"
+            f"{len(drawn)} kinds drawn with kind seed {', '.join(map(str, seeds))} from the "
+            f"space of cost shapes (`jobsize.workloads.kindspace`, space version "
+            f"{SPACE_VERSION}), each a Hadoop Streaming job of `jobsize.workloads.costshape` "
+            "with these parameters as its arguments. Costs are in units of work (one SHA-256 "
+            "of 32 bytes, about 0.4 µs on an unloaded core) per input record, byte or "
+            "distinct key of the task, start-up per map and reduce task; a superlinear reduce "
+            "does C·n^p more per group of n records. Unlike the hand-written held-out kinds, "
+            "the development set, drawn kinds test the models only while their kind seed is "
+            "one that no earlier run has shown.\n\n"
+            + head + "".join(row(p) for p in drawn))
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 READING = """\
@@ -671,7 +764,9 @@ def command_line(trace: HeldOutTrace) -> str:
     d, defaults = trace.design, Design()
     parts = ["jobsize evaluate", f"-o {trace.dir.root}", f"--seed {trace.seed}",
              f"--jobs-per-kind {d.jobs_per_kind}"]
-    if d.kinds != defaults.kinds:
+    if d.kind_seed is not None:
+        parts.append(f"--drawn {len(d.kinds)} --kind-seed {d.kind_seed}")
+    elif d.kinds != defaults.kinds:
         parts.append(f"--kinds {','.join(d.kinds)}")
     if d.scale != defaults.scale:
         parts.append(f"--scale {d.scale:g}")

@@ -313,3 +313,59 @@ def test_any_draw_stays_within_the_design(seed, index, scale, max_maps):
     assert 0.5 * scale * 2**20 - 1 <= d.input_bytes <= 150 * scale * 2**20 + 1
     assert d.split_bytes >= min(design.split_sizes)
     assert 1 <= d.n_maps <= max_maps and d.input_bytes <= d.n_maps * d.split_bytes
+
+
+# --- kinds drawn from the space of cost shapes -------------------------------------------------
+
+#: Two cheap drawn kinds with reduces and combiners (pages with a superlinear reduce, and text).
+DRAWN = ["--drawn", "2", "--kind-seed", "7", *TINY[2:]]
+
+
+def test_evaluate_runs_drawn_kinds_and_reports_their_seed_and_parameters(history, tmp_path,
+                                                                          capsys):
+    out = tmp_path / "drawn"
+    args = ["evaluate", "-o", str(out), "--trace", history, *DRAWN, "--jobs-per-kind", "1"]
+    assert main(args) == 0
+    trace = read_trace(out / "heldout.parquet")
+    assert list(trace["job_type"]) == ["drawn-7-0", "drawn-7-1"]
+    assert (trace["state"] == "SUCCEEDED").all() and trace["predict_error"].isna().all()
+    assert (trace["probe_fraction"] > 0).all()
+    report = (out / "report.md").read_text()
+    assert "--drawn 2 --kind-seed 7" in report.splitlines()[2]
+    assert "## Drawn kinds" in report and "2 kinds drawn with kind seed 7" in report
+    for name in ("drawn-7-0", "drawn-7-1"):
+        w = workload(name)
+        assert f"- {name}: {w.profile} — {w.description}" in report
+        assert f"| {name} | {w.input_kind} |" in report
+    settings = json.loads((out / "evaluate.json").read_text())["distribution"]
+    assert settings["kind_seed"] == 7 and settings["kinds"] == ["drawn-7-0", "drawn-7-1"]
+    # resuming with another kind seed, or the hand-written kinds, is refused
+    capsys.readouterr()
+    other = [a if a != "7" else "8" for a in args]
+    assert main(other) == 2
+    assert "was made with --kind-seed 7, not 8" in capsys.readouterr().err
+    assert main([a for a in args if a not in DRAWN[:4]]) == 2
+    assert "evaluate.json" in capsys.readouterr().err
+
+
+def test_drawn_kinds_in_the_plan_and_their_option_errors(tmp_path, capsys):
+    assert main(["evaluate", "-o", str(tmp_path / "e"), "--drawn", "3", "--kind-seed", "5",
+                 "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert all(f"drawn-5-{i}: 8 jobs" in printed for i in range(3)) and "— drawn: " in printed
+    assert Design.drawn(3, 5).kinds == ("drawn-5-0", "drawn-5-1", "drawn-5-2")
+    assert "kind_seed" not in Design().settings()  # directories made before it resume
+    # the kind seed defaults to the evaluation's seed
+    assert main(["evaluate", "-o", str(tmp_path / "e"), "--drawn", "1", "--seed", "4",
+                 "--dry-run"]) == 0
+    assert "drawn-4-0:" in capsys.readouterr().out
+    assert main(["evaluate", "-o", str(tmp_path / "e"), "--kind-seed", "5", "--dry-run"]) == 2
+    assert "--kind-seed" in capsys.readouterr().err
+    for bad in (["--drawn", "0"], ["--drawn", "x"], ["--drawn", "2", "--kinds", "grep"],
+                ["--drawn", "2", "--kind-seed", "-1"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["evaluate", "-o", str(tmp_path / "e"), *bad, "--dry-run"])
+        assert exc.value.code == 2
+        assert "--drawn" in capsys.readouterr().err or "--kind-seed" in bad
+    with pytest.raises(ConfigError, match="--drawn"):
+        Design.drawn(0, 1)

@@ -24,14 +24,14 @@ from jobsize.benchtrace.java import JAVA_KINDS, PREFIX
 from jobsize.benchtrace.runner import ENGINES, INPUT_BUDGET
 from jobsize.cli._options import add_cluster, add_parallel, byte_size, count, name_list
 from jobsize.progress import progress_bar
-from jobsize.workloads import HELD_OUT, WORKLOADS
+from jobsize.workloads import HELD_OUT, WORKLOADS, is_workload
 
 
 def _names(text: str) -> tuple[str, ...]:
-    return name_list(text, lambda n: n in WORKLOADS or n in HELD_OUT or n in JAVA_KINDS,
+    return name_list(text, lambda n: is_workload(n) or n in JAVA_KINDS,
                      "workload", f"choose from {', '.join(sorted(WORKLOADS))}, the held-out "
-                     f"{', '.join(sorted(HELD_OUT))} or Hadoop's Java examples "
-                     f"{', '.join(sorted(JAVA_KINDS))}")
+                     f"{', '.join(sorted(HELD_OUT))}, a drawn kind drawn-<seed>-<index> or "
+                     f"Hadoop's Java examples {', '.join(sorted(JAVA_KINDS))}")
 
 
 def _java_names(text: str) -> tuple[str, ...]:

@@ -1,13 +1,15 @@
 """``jobsize evaluate``: size predictions for job kinds no history holds, probe → predict → run.
 
-    jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,...] [--scale X] [--seed S]
-                     [--model MODEL.json] [--trace TRACE] [--level L] [-D KEY=VALUE]...
-                     [--parallel N] [--input-cache BYTES] [--dry-run]
+    jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,... | --drawn N [--kind-seed K]]
+                     [--scale X] [--seed S] [--model MODEL.json] [--trace TRACE] [--level L]
+                     [-D KEY=VALUE]... [--parallel N] [--input-cache BYTES] [--dry-run]
 
-Runs the held-out workloads' jobs through the path a user takes — probe, predict, run — and
-writes DIR/heldout.parquet (+ its task table), DIR/report.md (per kind and overall, and leave one
-kind out over the reference and held-out traces pooled) and DIR/leave-one-kind-out.parquet.
-Rerun the same command to resume; with a larger --jobs-per-kind it extends the evaluation.
+Runs the held-out workloads' jobs — the hand-written development set, or with ``--drawn N`` N
+kinds drawn fresh from the space of cost shapes — through the path a user takes: probe,
+predict, run. Writes DIR/heldout.parquet (+ its task table), DIR/report.md (per kind and
+overall, and leave one kind out over the reference and held-out traces pooled) and
+DIR/leave-one-kind-out.parquet. Rerun the same command to resume; with a larger
+--jobs-per-kind it extends the evaluation.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from jobsize.cli._options import (
 
 
 def _kinds(text: str) -> tuple[str, ...]:
-    from jobsize.workloads import HELD_OUT, WORKLOADS
+    from jobsize.workloads import HELD_OUT, is_workload
 
-    return name_list(text, lambda n: n in HELD_OUT or n in WORKLOADS, "job kind",
-                     f"the held-out kinds are {', '.join(sorted(HELD_OUT))}")
+    return name_list(text, is_workload, "job kind",
+                     f"the held-out kinds are {', '.join(sorted(HELD_OUT))}; drawn kinds are "
+                     "named drawn-<seed>-<index>")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluate",
         help="held-out evaluation: probe, predict and run job kinds no trace holds; report",
         description="Run the held-out job kinds — cost shapes the reference workloads lack, "
-        "never used for fitting — through the user's path: probe each job as `jobsize probe` "
+        "never used for fitting; the hand-written ones are the development set, --drawn N "
+        "draws N fresh kinds from the space of cost shapes — through the user's path: probe "
+        "each job as `jobsize probe` "
         "does, predict it with `jobsize.predict` as `jobsize predict` does, run it as `jobsize "
         "run` does and record it from its .jhist. Writes DIR/heldout.parquet and DIR/report.md: "
         "R² of SE_m, SE_r and S, errors of S, interval coverage and probe cost per kind, and "
@@ -52,8 +57,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                help="evaluation directory: heldout.parquet, report.md, model.json, jobs/")
     parser.add_argument("--jobs-per-kind", type=count(1), default=8, metavar="N",
                         help="jobs of each kind (default: 8)")
-    parser.add_argument("--kinds", type=_kinds, default=None, metavar="NAME,...",
-                        help="job kinds to run (default: every held-out kind)")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--kinds", type=_kinds, default=None, metavar="NAME,...",
+                        help="job kinds to run (default: every hand-written held-out kind, "
+                        "the development set)")
+    chosen.add_argument("--drawn", type=count(1), default=None, metavar="N",
+                        help="run N kinds drawn from the space of cost shapes instead "
+                        "(drawn-K-0 ... drawn-K-<N-1>; the report lists their parameters)")
+    parser.add_argument("--kind-seed", type=count(0), default=None, metavar="K",
+                        help="seed the --drawn kinds are drawn with (default: --seed); pick "
+                        "one no earlier run has shown for kinds nobody has looked at")
     parser.add_argument("--scale", type=positive_number, default=1.0, metavar="X",
                         help="input sizes are log-uniform in 0.5-150 MiB times X (default: 1)")
     parser.add_argument("--seed", type=count(0), default=1, metavar="S",
@@ -94,25 +107,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from jobsize.bundled import reference_trace
-    from jobsize.heldout import Design, HeldOutTrace, evaluation_model, write_report
+    from jobsize.heldout import HeldOutTrace, evaluation_model, write_report
     from jobsize.progress import progress_bar
 
     conf = dict(args.properties)
-    design = Design(**({"kinds": args.kinds} if args.kinds else {}),
-                    jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
-                    max_fraction=args.max_fraction, probe_uber=args.force)
+    design = _design(args, conf)
     console = Console()
     if args.dry_run:
-        draws = [design.draw(args.seed, i) for i in range(design.jobs)]
-        by_kind = Counter(d.workload for d in draws)
-        for kind in design.kinds:
-            mine = [d for d in draws if d.workload == kind]
-            console.print(f"{kind}: {by_kind[kind]} jobs, "
-                          f"{min(d.input_bytes for d in mine) / 2**20:.2f}-"
-                          f"{max(d.input_bytes for d in mine) / 2**20:.1f} MiB, "
-                          f"{min(d.n_maps for d in mine)}-{max(d.n_maps for d in mine)} maps, "
-                          f"{min(d.n_reduces for d in mine)}-{max(d.n_reduces for d in mine)} "
-                          "reduces", highlight=False)
+        _print_plan(console, design, args.seed)
         return 0
     reference = Path(args.trace) if args.trace else reference_trace()
     options = {} if args.input_cache is None else {"input_budget": args.input_cache}
@@ -135,6 +137,38 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"{trace.dir.trace}: {len(trace.dir.records())} jobs; report in {path}",
                   highlight=False, soft_wrap=True)
     return 0
+
+
+def _design(args: argparse.Namespace, conf: dict[str, str]):
+    """The plan the options ask for: the hand-written kinds, named kinds or drawn ones."""
+    from jobsize.errors import ConfigError
+    from jobsize.heldout import Design
+
+    options = dict(jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
+                   max_fraction=args.max_fraction, probe_uber=args.force)
+    if args.drawn is not None:
+        seed = args.seed if args.kind_seed is None else args.kind_seed
+        return Design.drawn(args.drawn, seed, **options)
+    if args.kind_seed is not None:
+        raise ConfigError("--kind-seed seeds the kinds of --drawn N; give --drawn too")
+    return Design(**({"kinds": args.kinds} if args.kinds else {}), **options)
+
+
+def _print_plan(console, design, seed: int) -> None:
+    """Per kind: its jobs, input sizes, maps and reduces (and a drawn kind's shape)."""
+    from jobsize.workloads import workload
+
+    draws = [design.draw(seed, i) for i in range(design.jobs)]
+    by_kind = Counter(d.workload for d in draws)
+    for kind in design.kinds:
+        mine = [d for d in draws if d.workload == kind]
+        shape = f" — {workload(kind).profile}" if design.kind_seed is not None else ""
+        console.print(f"{kind}: {by_kind[kind]} jobs, "
+                      f"{min(d.input_bytes for d in mine) / 2**20:.2f}-"
+                      f"{max(d.input_bytes for d in mine) / 2**20:.1f} MiB, "
+                      f"{min(d.n_maps for d in mine)}-{max(d.n_maps for d in mine)} maps, "
+                      f"{min(d.n_reduces for d in mine)}-{max(d.n_reduces for d in mine)} "
+                      f"reduces{shape}", highlight=False, soft_wrap=True)
 
 
 def job_line(outcome, total: int) -> str:

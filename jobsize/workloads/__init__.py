@@ -230,8 +230,13 @@ _HELD_OUT = (
 
 #: Workloads kept out of every reference trace and model fit: the held-out kinds on which
 #: ``jobsize evaluate`` tests predictions for jobs the history has never seen. ``workload()``
-#: and ``bench-trace --workloads`` run them; nothing draws them by default.
+#: and ``bench-trace --workloads`` run them; nothing draws them by default. They have been
+#: looked at while the models were developed, so they are the *development set*; kinds drawn
+#: fresh from the space of cost shapes (:mod:`jobsize.workloads.kindspace`) are the test.
 HELD_OUT: dict[str, Workload] = {w.name: w for w in _HELD_OUT}
+
+#: Names of kinds drawn from the space of cost shapes begin so (``drawn-<seed>-<index>``).
+DRAWN_PREFIX = "drawn-"
 
 #: Input generators by input kind (several workloads share one input).
 GENERATORS: dict[str, InputGenerator] = {
@@ -240,11 +245,26 @@ GENERATORS: dict[str, InputGenerator] = {
 
 
 def workload(name: str) -> Workload:
-    """The reference or held-out workload called ``name``, or a ConfigError listing the names
-    there are."""
+    """The reference, held-out or drawn (``drawn-<seed>-<index>``, see
+    :mod:`jobsize.workloads.kindspace`) workload called ``name``, or a ConfigError listing the
+    names there are."""
     found = WORKLOADS.get(name) or HELD_OUT.get(name)
+    if found is None and name.startswith(DRAWN_PREFIX):
+        from jobsize.workloads.kindspace import drawn_workload  # numpy: only when asked for
+
+        return drawn_workload(name)
     if found is None:
         raise ConfigError(f"unknown workload {name!r}; choose one of "
-                          f"{', '.join(sorted(WORKLOADS))} or a held-out workload: "
-                          f"{', '.join(sorted(HELD_OUT))}")
+                          f"{', '.join(sorted(WORKLOADS))}, a held-out workload: "
+                          f"{', '.join(sorted(HELD_OUT))}, or a drawn kind "
+                          f"{DRAWN_PREFIX}<seed>-<index>")
     return found
+
+
+def is_workload(name: str) -> bool:
+    """Whether :func:`workload` knows ``name``."""
+    try:
+        workload(name)
+    except ConfigError:
+        return False
+    return True
