@@ -70,6 +70,8 @@ def count_or_all(text: str) -> int:
 
 
 def _number(text: str) -> float:
+    if not text.isascii():  # float() reads other scripts' digits; a command line should not
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
     try:
         return float(text)
     except ValueError:
@@ -90,6 +92,30 @@ def fraction(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
     return value
+
+
+def locality_spec(text: str) -> tuple[int, float]:
+    """``REPLICAS[/REMOTE_S]``: replicas per block (≥ 1) and a remote read's extra seconds (5)."""
+    replicas, _, remote = text.partition("/")
+    if not (replicas.isascii() and replicas.isdigit() and int(replicas) >= 1):
+        raise argparse.ArgumentTypeError(f"expected REPLICAS[/REMOTE_S], REPLICAS a whole "
+                                         f"number ≥ 1, got {text!r}")
+    remote_s = _number(remote) if remote else 5.0
+    if not (remote_s >= 0 and math.isfinite(remote_s)):
+        raise argparse.ArgumentTypeError(f"REMOTE_S must be a number of seconds ≥ 0, got {text!r}")
+    return int(replicas), remote_s
+
+
+def stragglers_spec(text: str) -> tuple[float, float, float]:
+    """``P[/LO-HI]``: an attempt's probability of straggling and its slowdown range (3-6)."""
+    p_text, _, slowdown = text.partition("/")
+    lo_text, dash, hi_text = (slowdown or "3-6").partition("-")
+    if not dash:
+        raise argparse.ArgumentTypeError(f"expected P[/LO-HI], got {text!r}")
+    p, lo, hi = _number(p_text), _number(lo_text), _number(hi_text)
+    if not (0 <= p <= 1 and 1 <= lo <= hi and math.isfinite(hi)):
+        raise argparse.ArgumentTypeError(f"expected P in [0, 1] and 1 ≤ LO ≤ HI, got {text!r}")
+    return p, lo, hi
 
 
 def level(text: str) -> float:

@@ -21,6 +21,8 @@ from jobsize.cli._options import (
     cluster_spec,
     count_or_all,
     hidden_alias,
+    locality_spec,
+    stragglers_spec,
 )
 from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
@@ -82,6 +84,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="seconds from AM launch until it requests tasks (default 0)")
     p.add_argument("--max-am-share", type=float, default=0.5,
                    help="largest share of the cluster AMs may hold (default 0.5)")
+    p.add_argument("--locality", metavar="REPLICAS[/REMOTE_S]", type=locality_spec,
+                   help="place each map's block on REPLICAS random nodes; a map run elsewhere "
+                   "reads it for REMOTE_S seconds more (default 5), e.g. 3/5 (default: no "
+                   "locality; what delay scheduling and DynamicMR's pre-scheduling act on)")
+    p.add_argument("--stragglers", metavar="P[/LO-HI]", type=stragglers_spec,
+                   help="each task attempt runs LO-HI times slower with probability P (default "
+                   "3-6), e.g. 0.05/3-6 (default: none; what speculation and SEPB act on)")
     cost = p.add_argument_group("SWIM cost model")
     cost.add_argument("--block-mb", type=float, default=64, help="HDFS block (MB), default 64")
     cost.add_argument("--reduce-mb-per-task", type=float, default=1024,
@@ -254,8 +263,7 @@ def run(args: argparse.Namespace) -> int:
         schedulers=names, seeds=seeds, sigma=sigma,
         model=args.cluster_model,
         segmentation=Segmentation.parse(args.segments), capacity_queues=args.capacity_queues,
-        sim_options={"slowstart": args.slowstart, "am_startup_s": args.am_startup,
-                     "max_am_share": args.max_am_share} if args.cluster_model != "fluid" else {},
+        sim_options=_sim_options(args, seeds[0]) if args.cluster_model != "fluid" else {},
         fair_baseline=args.fair_baseline, rcp_groups=method, rcp_alpha=alpha, rcp_beta=beta,
         size_sources=sources, scheduler_options=scheduler_options) for sigma in sigmas]
     total = sum(n_runs(workload, c) for c in configs)
@@ -263,6 +271,22 @@ def run(args: argparse.Namespace) -> int:
             progress_bar("simulating", total=total) as advance:
         frames = _sweeps(workload, cluster, configs, n_jobs, advance)
     return _write_sweep(args, workload, cluster, configs, frames)
+
+
+def _sim_options(args: argparse.Namespace, seed: int) -> dict[str, object]:
+    """The YARN/slot model's options: slow-start, AMs, and block locality and stragglers."""
+    from jobsize.sim.locality import BlockLocality
+    from jobsize.sim.stragglers import Stragglers
+
+    options: dict[str, object] = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
+                                  "max_am_share": args.max_am_share}
+    if args.locality:
+        replicas, remote_s = args.locality
+        options["locality"] = BlockLocality(replicas, remote_s, seed=seed)
+    if args.stragglers:
+        probability, lo, hi = args.stragglers
+        options["stragglers"] = Stragglers(probability, (lo, hi), seed=seed)
+    return options
 
 
 def _sweeps(workload, cluster, configs, n_jobs: int, advance) -> list:
@@ -342,6 +366,9 @@ def _markdown(summary, per_job, name: str, cluster, configs, grouping) -> str:
     buf.write(f"# Simulation of {name}\n\n")
     model = "slots (the YARN model on MRv1 map and reduce slots)" if cluster.slots else config.model
     buf.write(f"- cluster: {cluster.describe()}\n- model: {model}\n")
+    for key in ("locality", "stragglers"):
+        if key in config.sim_options:
+            buf.write(f"- {key}: {config.sim_options[key].describe()}\n")
     buf.write(f"- segments: {config.segmentation.size} jobs overlapping by "
               f"{config.segmentation.overlap}\n")
     units = ("S in slot·s, CR the cluster's slots" if cluster.slots
