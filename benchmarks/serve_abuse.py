@@ -10,7 +10,7 @@ Attackers reconnect as soon as the service closes them. Printed: the service's r
 (peak during the flood against idle), the single predictions' p99 and rate against the quiet
 run, and how many of them failed. Goal: memory within 1.5× idle, p99 within 2× quiet.
 
-    python benchmarks/serve_abuse.py [--connections C] [--seconds S] [--body BYTES]
+    python benchmarks/serve_abuse.py [--connections C] [--seconds S] [--body BYTES] [-- OPTIONS]
 """
 
 from __future__ import annotations
@@ -123,13 +123,16 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=2000)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--body", type=int, default=1_000_000)
+    parser.add_argument("serve_options", nargs="*", metavar="-- SERVE-OPTION",
+                        help="options for jobsize serve (after --), e.g. -- --max-connections 256")
     args = parser.parse_args()
     reference = jobsize.read_trace(reference_trace())
     body = json.dumps(_jobs(reference)[-1]).encode()
     with tempfile.TemporaryDirectory() as tmp:
         model = jobsize.SizePredictor().fit(reference).save(Path(tmp) / "model.json")
         server = subprocess.Popen(
-            [sys.executable, "-m", "jobsize", "serve", "--model", str(model), "--port", "0"],
+            [sys.executable, "-m", "jobsize", "serve", "--model", str(model), "--port", "0",
+             *args.serve_options],
             stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             url = urlsplit(server.stdout.readline().split()[2])

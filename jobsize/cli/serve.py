@@ -73,9 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"(default: {PAPER_CLUSTER.vcores:g})")
     parser.add_argument("--max-body", type=byte_size, default=1 << 20, metavar="BYTES",
                         help="largest request body (default: 1M)")
-    parser.add_argument("--max-body-in-flight", type=byte_size, default=64 << 20,
+    parser.add_argument("--max-body-in-flight", type=byte_size, default=16 << 20,
                         metavar="BYTES", help="body bytes all requests being read may hold "
-                        "together; past it the service answers 503 (default: 64M)")
+                        "together; past it the service answers 503 (default: 16M)")
     parser.set_defaults(func=run)
 
 

@@ -34,7 +34,7 @@ class Limits:
 
     body_bytes: int = 1 << 20
     read_seconds: float = 10.0
-    inflight_bytes: int = 64 << 20
+    inflight_bytes: int = 16 << 20
     depth: int = 8
     keys: int = 1000
     batch: int = 1000
