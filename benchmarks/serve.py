@@ -44,6 +44,7 @@ from common import row
 
 import jobsize
 from jobsize.bundled import reference_trace
+from jobsize.service.journal import archive_path, read_journal
 
 
 def _jobs(trace) -> list[dict]:
@@ -242,8 +243,9 @@ def main() -> None:
             server.wait(10)
             server.stdout.close()
         load_after = os.getloadavg()
-        journaled = [json.loads(line)["job"]["job_id"]
-                     for line in journal.read_text().splitlines()]
+        # compaction moves the older entries to the archive: both hold what was journaled
+        journaled = [entry.job["job_id"] for path in (archive_path(journal), journal)
+                     for entry in read_journal(path)[0] if entry.op == "observe"]
 
     served = np.asarray(result["latencies"])
     rate = len(served) / result["elapsed"]
