@@ -151,6 +151,11 @@ def _times_to_json(t: TaskTimes) -> dict[str, Any]:
 def plain(value: Any) -> Any:
     """JSON-safe copy: dataclasses to dicts, numpy scalars to Python, NaN and infinities to
     null."""
+    kind = type(value)
+    if kind is float:  # the common cases first: the service renders every answer with this
+        return value if math.isfinite(value) else None
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     if isinstance(value, dict):

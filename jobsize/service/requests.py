@@ -41,6 +41,8 @@ class Limits:
 
 
 def _int(text: str) -> int:
+    if len(text) < 19:  # at most 18 digits: within the bound whatever they are
+        return int(text)
     if len(text.lstrip("-")) > 19:
         raise BadRequest(f"integer {text[:30]}… has too many digits")
     return _bounded(int(text), text)
@@ -76,23 +78,47 @@ def parse_body(body: bytes, limits: Limits) -> Any:
                          f"{exc.colno})") from None
     except RecursionError:
         raise BadRequest(f"JSON nested deeper than {limits.depth}") from None
-    _check_shape(doc, limits, 0, "$")
+    try:
+        _check_shape(doc, limits, 0)
+    except _Misshapen as exc:
+        path = "$" + "".join(reversed(exc.path))
+        raise BadRequest(f"{path}: {exc.args[0]}") from None
     return doc
 
 
-def _check_shape(value: Any, limits: Limits, depth: int, path: str) -> None:
+class _Misshapen(Exception):
+    """A shape limit broken; ``path`` collects the keys and indices on the way out."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.path: list[str] = []
+
+
+def _check_shape(value: Any, limits: Limits, depth: int) -> None:
+    # Only containers are descended into (a scalar only where it is itself too deep), and the
+    # path of the offending value is built on the way out: this runs on every request.
     if depth > limits.depth:
-        raise BadRequest(f"{path}: JSON nested deeper than {limits.depth}")
+        raise _Misshapen(f"JSON nested deeper than {limits.depth}")
     if isinstance(value, dict):
         if len(value) > limits.keys:
-            raise BadRequest(f"{path}: more than {limits.keys} keys")
-        for key, item in value.items():
-            _check_shape(item, limits, depth + 1, f"{path}.{_printable(key)}")
+            raise _Misshapen(f"more than {limits.keys} keys")
+        items: Any = value.items()
+        step = "key"
     elif isinstance(value, list):
         if len(value) > limits.batch:
-            raise BadRequest(f"{path}: more than {limits.batch} items")
-        for i, item in enumerate(value):
-            _check_shape(item, limits, depth + 1, f"{path}[{i}]")
+            raise _Misshapen(f"more than {limits.batch} items")
+        items = enumerate(value)
+        step = "index"
+    else:
+        return
+    deep = depth + 1 > limits.depth
+    for key, item in items:
+        if deep or isinstance(item, dict | list):
+            try:
+                _check_shape(item, limits, depth + 1)
+            except _Misshapen as exc:
+                exc.path.append(f".{_printable(key)}" if step == "key" else f"[{key}]")
+                raise
 
 
 def _printable(key: str) -> str:
