@@ -35,7 +35,8 @@ KNOWN_WORKLOADS = {
 DEFAULT_WORKLOAD = "FB-2009"
 
 #: Traces shipped in ``datasets/``, by name.
-BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "heldout": "heldout.parquet"}
+BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "heldout": "heldout.parquet",
+                  "drawn-20261127": "drawn-20261127.parquet"}
 
 #: The folder name a bundled file may be written under (``datasets/reference.parquet``).
 FOLDER = "datasets"
