@@ -23,6 +23,7 @@ FSP+PS 29/13/20/15, SRPT+PS 29/21/19/14, LAS 27/29/17/12.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,68 @@ def first_by(jobs: Iterable[int], key: Callable[[int], float],
     low = min(keys.values())
     return min((j for j, k in keys.items() if k <= low + EPS * max(1.0, abs(low))),
                key=order.__getitem__)
+
+
+class Ordered:
+    """Jobs by a key, smallest first, as :func:`first_by` picks them — keys within float noise
+    of the smallest tie and the earliest arrival wins — in O(log n) a change instead of a scan
+    of every job. Keys are stored as pushed; ``offset`` shifts them all alike (FSP's virtual
+    time), so the noise is judged on ``key - offset``. A job pushed again takes its new key;
+    old entries are skipped when met (lazy deletion)."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[float, int, int]] = []
+        self.key: dict[int, float] = {}
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def push(self, j: int, key: float, order: int) -> None:
+        self.key[j] = key
+        heapq.heappush(self.heap, (key, order, j))
+        if len(self.heap) > 4 * len(self.key) + 64:  # too many stale entries: rebuild
+            self.heap = [e for e in self.heap if self.key.get(e[2]) == e[0]]
+            heapq.heapify(self.heap)
+
+    def lower(self, j: int, key: float, order: int) -> None:
+        """``j``'s key, lowered: in place when ``j`` is at the top (a served job, the usual
+        case; the heap stays a heap), else pushed again."""
+        if self.smallest() < INF and self.heap[0][2] == j and key <= self.heap[0][0]:
+            self.key[j] = key
+            self.heap[0] = (key, order, j)
+        else:
+            self.push(j, key, order)
+
+    def discard(self, j: int) -> None:
+        self.key.pop(j, None)
+
+    def smallest(self) -> float:
+        """The smallest key (``inf`` when empty)."""
+        heap, key = self.heap, self.key
+        while heap and key.get(heap[0][2]) != heap[0][0]:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else INF
+
+    def first(self, offset: float = 0.0) -> int | None:
+        """The job first_by would pick, or None."""
+        low = self.smallest()
+        if low == INF:
+            return None
+        heap, key = self.heap, self.key
+        bound = low + EPS * max(1.0, abs(low - offset))
+        size = len(heap)
+        if (size < 2 or heap[1][0] > bound) and (size < 3 or heap[2][0] > bound):
+            return heap[0][2]  # no other key within the noise: the usual case
+        best: tuple[int, int] | None = None
+        stack = [0]
+        while stack:  # the entries within the bound form a subtree at the heap's root
+            k = stack.pop()
+            if k < len(heap) and heap[k][0] <= bound:
+                entry_key, order, j = heap[k]
+                if key.get(j) == entry_key and (best is None or order < best[0]):
+                    best = (order, j)
+                stack += (2 * k + 1, 2 * k + 2)
+        return best[1] if best is not None else None
 
 
 class FluidPolicy:
@@ -86,6 +149,9 @@ class FIFO(FluidPolicy):
     def schedule(self, t: float) -> dict[int, float]:
         return {next(iter(self.est)): 1.0}  # dicts keep arrival (enqueue) order
 
+    def advance(self, dt: float, rates: dict[int, float]) -> None:
+        pass  # FIFO does not look at attained service
+
 
 class PS(FluidPolicy):
     """Processor sharing: every job gets an equal share."""
@@ -96,6 +162,9 @@ class PS(FluidPolicy):
         share = 1.0 / len(self.est)
         return dict.fromkeys(self.est, share)
 
+    def advance(self, dt: float, rates: dict[int, float]) -> None:
+        pass  # PS does not look at attained service
+
 
 class SRPT(FluidPolicy):
     """Shortest (estimated) remaining processing time; a late job's negative remainder keeps it
@@ -103,12 +172,31 @@ class SRPT(FluidPolicy):
 
     name = "srpt"
 
+    def __init__(self) -> None:
+        super().__init__()
+        # estimated remainders; only a served job's changes, so only it is pushed again
+        self.queue = Ordered()
+
+    def enqueue(self, t: float, j: int, estimate: float) -> None:
+        super().enqueue(t, j, estimate)
+        self.queue.push(j, estimate, self.arrival_order[j])
+
+    def dequeue(self, t: float, j: int) -> None:
+        super().dequeue(t, j)
+        self.queue.discard(j)
+
+    def advance(self, dt: float, rates: dict[int, float]) -> None:
+        super().advance(dt, rates)
+        for j in rates:
+            if j in self.queue.key:
+                self.queue.lower(j, self._left(j), self.arrival_order[j])
+
     def _left(self, j: int) -> float:
         """Estimated remaining work (negative once the job outlived its estimate)."""
         return self.est[j] - self.attained[j]
 
     def schedule(self, t: float) -> dict[int, float]:
-        return {first_by(self.est, self._left, self.arrival_order): 1.0}
+        return {self.queue.first(): 1.0}
 
 
 class SRPTPS(SRPT):
@@ -117,10 +205,22 @@ class SRPTPS(SRPT):
 
     name = "srpt+ps"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.late: dict[int, None] = {}  # a job once late stays late: its remainder only falls
+
+    def dequeue(self, t: float, j: int) -> None:
+        super().dequeue(t, j)
+        self.late.pop(j, None)
+
     def _groups(self) -> tuple[list[int], int | None]:
-        late = [j for j in self.est if self.est[j] - self.attained[j] <= EPS]
-        fresh = [j for j in self.est if self.est[j] - self.attained[j] > EPS]
-        return late, (first_by(fresh, self._left, self.arrival_order) if fresh else None)
+        queue = self.queue
+        while queue.smallest() <= EPS:  # the fresh jobs whose remainder reached 0 turn late
+            j = queue.heap[0][2]
+            queue.discard(j)
+            self.late[j] = None
+        late = sorted(self.late, key=self.arrival_order.__getitem__)  # in arrival order
+        return late, queue.first()
 
     def schedule(self, t: float) -> dict[int, float]:
         late, head = self._groups()
@@ -159,7 +259,12 @@ class LAS(FluidPolicy):
 class FSP(FluidPolicy):
     """Fair Sojourn Protocol on estimates: jobs run one at a time in the order they finish in a
     virtual processor-sharing system. Late jobs (finished virtually, not really) go first; FSPE
-    serves them FIFO in virtual-finish order, ``late="ps"`` (PSBS) lets them share."""
+    serves them FIFO in virtual-finish order, ``late="ps"`` (PSBS) lets them share.
+
+    The virtual system keeps a virtual time V, the service each of its jobs has had since V
+    started: a job that joins at V with estimate e finishes virtually when V reaches its tag
+    V + e. Its virtual remainder is tag − V, and the order of the remainders never changes
+    between arrivals, so the next virtual finish is the smallest tag (a heap)."""
 
     name = "fsp"
 
@@ -169,23 +274,29 @@ class FSP(FluidPolicy):
             raise ConfigError(f"FSP late-job policy {late!r}: expected 'fifo' or 'ps'")
         self.late_policy = late
         self.name = "fsp" if late == "fifo" else "fsp+ps"
-        self.virtual: dict[int, float] = {}  # virtual remaining size, under virtual PS
+        self.vtime = 0.0
+        self.virtual = Ordered()  # every job in the virtual system, by tag
+        self.waiting = Ordered()  # the real jobs among them (not finished really), by tag
         self.late: dict[int, int] = {}  # job -> virtual finish rank
         self._rank = 0
 
     def enqueue(self, t: float, j: int, estimate: float) -> None:
         super().enqueue(t, j, estimate)
         if estimate > EPS:
-            self.virtual[j] = estimate
+            tag, order = self.vtime + estimate, self.arrival_order[j]
+            self.virtual.push(j, tag, order)
+            self.waiting.push(j, tag, order)
         else:
             self._virtual_done(j)
 
     def dequeue(self, t: float, j: int) -> None:
         super().dequeue(t, j)
         self.late.pop(j, None)
+        self.waiting.discard(j)
 
     def _virtual_done(self, j: int) -> None:
-        self.virtual.pop(j, None)
+        self.virtual.discard(j)
+        self.waiting.discard(j)
         if j in self.est:
             self.late[j] = self._rank
         self._rank += 1
@@ -195,22 +306,27 @@ class FSP(FluidPolicy):
             if self.late_policy == "ps":
                 return dict.fromkeys(self.late, 1.0 / len(self.late))
             return {min(self.late, key=self.late.__getitem__): 1.0}
-        head = first_by(self.est, self.virtual.__getitem__, self.arrival_order)
-        return {head: 1.0}
+        return {self.waiting.first(self.vtime): 1.0}
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:
-        super().advance(dt, rates)
-        if self.virtual:
-            share = dt / len(self.virtual)
-            for j in self.virtual:
-                self.virtual[j] -= share
-            for j in [j for j, v in self.virtual.items() if v <= EPS]:
-                self._virtual_done(j)
+        # attained service plays no part in FSP: only the virtual system moves
+        virtual = self.virtual
+        if not virtual.key:
+            return
+        self.vtime += dt / len(virtual.key)
+        done = []
+        while virtual.smallest() - self.vtime <= EPS:
+            j = virtual.heap[0][2]
+            virtual.discard(j)
+            done.append(j)
+        for j in sorted(done, key=self.arrival_order.__getitem__):  # ranks in arrival order
+            self._virtual_done(j)
 
     def next_internal_event(self, t: float) -> float:
-        if not self.virtual:
+        virtual = self.virtual
+        if not virtual.key:
             return INF
-        return t + min(self.virtual.values()) * len(self.virtual)
+        return t + (virtual.smallest() - self.vtime) * len(virtual.key)
 
 
 POLICIES: dict[str, type[FluidPolicy] | tuple[type[FluidPolicy], dict[str, str]]] = {
@@ -260,19 +376,21 @@ def simulate_fluid(
         raise SimulationError("sizes must be finite and non-negative, arrivals finite")
     order = np.argsort(arr, kind="stable")
     done = np.full(len(sz), np.nan)
-    remaining: dict[int, float] = {}
     out = FluidResult(done)
-    t, i, n = 0.0, 0, len(order)
-    if n:
-        t = float(arr[order[0]])
+    # Python lists and floats in the loop: indexing numpy arrays element by element costs
+    # several times as much, and the loop runs once per event
+    jobs, arrivals = order.tolist(), arr[order].tolist()
+    sizes, estimates = sz.tolist(), est.tolist()
+    remaining: dict[int, float] = {}
+    t, i, n = (arrivals[0] if arrivals else 0.0), 0, len(jobs)
     stalled = 0
     while i < n or remaining:
-        while i < n and arr[order[i]] <= t:
-            j = int(order[i])
+        while i < n and arrivals[i] <= t:
+            j = jobs[i]
             i += 1
             # a job of size 0 joins the queue too: it completes when the policy first serves it
-            remaining[j] = float(sz[j])
-            pol.enqueue(t, j, float(est[j]))
+            remaining[j] = sizes[j]
+            pol.enqueue(t, j, estimates[j])
         # with nothing to serve the policy still sees time pass (FSP's virtual server runs on)
         rates = pol.schedule(t) if remaining else {}
         t_next, first = INF, -1
@@ -281,7 +399,7 @@ def simulate_fluid(
                 tc = t + remaining[j] / r
                 if tc < t_next:
                     t_next, first = tc, j
-        t_arr = float(arr[order[i]]) if i < n else INF
+        t_arr = arrivals[i] if i < n else INF
         t_int = pol.next_internal_event(t)
         t_next = min(t_next, t_arr, t_int)
         stalled = stalled + 1 if t_next <= t else 0
@@ -292,14 +410,18 @@ def simulate_fluid(
         if trace:
             out.trace.append((t, t_next, sum(rates.values()), len(remaining),
                               sum(remaining.values())))
+        if first >= 0 and not (t_next < t_arr and t_next < t_int):
+            first = -1  # an arrival or an internal event comes first: no job completes by rate
+        # only a served job can complete: the rates are scanned, not every waiting job
+        finished = []
         for j, r in rates.items():
-            remaining[j] -= r * dt
+            left = 0.0 if j == first else remaining[j] - r * dt
+            remaining[j] = left
+            if r > 0 and left <= EPS * (sizes[j] if sizes[j] > 1.0 else 1.0):
+                finished.append(j)
         pol.advance(dt, rates)
         t = t_next
-        if first >= 0 and t_next < t_arr and t_next < t_int:
-            remaining[first] = 0.0
-        # only a served job can complete: scanning the rates, not every waiting job
-        for j in [j for j, r in rates.items() if r > 0 and remaining[j] <= EPS * max(1.0, sz[j])]:
+        for j in finished:
             del remaining[j]
             done[j] = t
             pol.dequeue(t, j)
