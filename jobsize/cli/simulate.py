@@ -35,7 +35,7 @@ SCHEDULER_NAMES = ("fifo", "fair", "drf", "fair+preemption", "drf+preemption", "
 #: Schedulers of MRv1 slots: Hadoop 1's, DynamicMR and its parts, MROrder's orders.
 SLOT_SCHEDULER_NAMES = ("mrv1-fifo", "mrv1-fair", "dynamicmr", "dynamicmr+fifo", "pd-dhsa",
                         "pd-dhsa+fifo", "pi-dhsa", "pi-dhsa+fifo", "mrorder", "mrorder+tct",
-                        "mrorder+fti", "mk_jr", "mk_tct_jr", "tct")
+                        "mrorder+fti", "mrorder+pnj", "mk_jr", "mk_tct_jr", "tct")
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "simulate", help="run schedulers on a workload in the simulator",

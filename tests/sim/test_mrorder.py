@@ -157,6 +157,27 @@ def test_tp_ati_waits_for_the_dispatched_work() -> None:
     assert [r[:2] for r in fti.rounds] == [(10.0, 4), (20.0, 1)]
 
 
+def test_pnj_orders_each_n0_jobs_and_the_rest_once_the_cluster_empties() -> None:
+    # the PNJ-dominated solution with n0 = 2: J1, J2 (at 0 s) form a round at once, J3 and J4
+    # (at 1 s and 2 s) one at 2 s; the fifth job (at 12 s) is alone, so it is ordered when
+    # every dispatched job has finished — J1..J4 take 44 s in the order 1, 2, 3, 4
+    jobs = make_jobs(5, submit_s=np.array([0, 0, 1.0, 2.0, 12.0]))
+    maps = [[j.map_s] * j.maps for j in FIG33] + [[1.0]]
+    reds = [[j.reduce_s] * j.reduces for j in FIG33] + [[1.0]]
+    w = from_task_lists("pnj", jobs, maps, reds)
+    pnj = MROrder(sim_jobs=0, trigger="pnj", n0=2)
+    res = simulate(w, Cluster.mrv1(1, 8, 4), pnj, slowstart=1.0)
+    rounds = [r[:2] for r in pnj.rounds]
+    assert rounds[:2] == [(0.0, 2), (2.0, 2)]
+    last_of_four = res.jobs.finish_s.iloc[:4].max()
+    assert rounds[2] == (last_of_four, 1)
+    assert res.jobs.finish_s.iloc[4] == last_of_four + 2.0
+    # n0 larger than the workload: one round, when nothing is dispatched (at once, at 0 s)
+    whole = MROrder(sim_jobs=0, trigger="pnj", n0=100)
+    simulate(fig33_workload(), Cluster.mrv1(1, 8, 4), whole, slowstart=1.0)
+    assert [r[:2] for r in whole.rounds] == [(0.0, 4)]
+
+
 def test_mrorder_runs_in_the_yarn_model() -> None:
     res = simulate(fig33_workload(), Cluster.parse("2x8g×8"), make_scheduler("mrorder"))
     assert res.jobs.finish_s.notna().all()

@@ -16,7 +16,11 @@ one (J_A) are ordered and dispatched behind those already dispatched (§3.4.2):
   - ``"fti"``, TP-FTI (Algorithm 3): every ``interval_s`` (Δt; the thesis finds 230-350 s
     suitable);
   - ``"ati"``, TP-ATI (Algorithm 4, the default): wait ``t_wait = max(Δt, T_A)`` after a round,
-    where ``T_A`` is eq 3.3 over the jobs just dispatched (Δt = 10 s in §3.4.3.4).
+    where ``T_A`` is eq 3.3 over the jobs just dispatched (Δt = 10 s in §3.4.3.4);
+  - ``"pnj"``, the PNJ-dominated solution (§3.4.2.4): a round as soon as ``n0`` jobs wait
+    (whose estimates are known). The thesis gives no default (8 here) and does not say what
+    becomes of fewer than ``n0`` jobs when no more arrive; here they are ordered once the
+    cluster has no dispatched job left, so that every job is run.
 
 What it needs to know: each job's number of maps and reduces and its mean map and reduce task
 time (from the size source: summed task time SE_m, SE_r over the task counts), known when the
@@ -39,7 +43,7 @@ from jobsize.sim.schedulers.job_order import mk_jr, mk_tct_jr, tct, two_stage_ma
 from jobsize.sim.size_sources import ExactSizes, SizeSource
 
 ALGORITHMS = {"mk_jr": mk_jr, "mk_tct_jr": mk_tct_jr, "tct": tct}
-TRIGGERS = ("batch", "fti", "ati")
+TRIGGERS = ("batch", "fti", "ati", "pnj")
 
 
 class MROrder(Policy):
@@ -47,13 +51,13 @@ class MROrder(Policy):
 
     ``objective``: ``"makespan"`` or ``"tct"`` (what SIM minimises and which ALG runs);
     ``algorithm``: ALG by name instead (``mk_jr``, ``mk_tct_jr``, ``tct``); ``trigger``:
-    ``batch``, ``fti`` or ``ati``; ``interval_s``: Δt; ``sim_jobs``: largest J_A ordered by SIM
-    (0: never).
+    ``batch``, ``fti``, ``ati`` or ``pnj``; ``interval_s``: Δt; ``n0``: the jobs a ``pnj``
+    round waits for; ``sim_jobs``: largest J_A ordered by SIM (0: never).
     """
 
     def __init__(self, size_source: SizeSource | None = None, *, objective: str = "makespan",
                  algorithm: str | None = None, trigger: str = "ati", interval_s: float = 10.0,
-                 sim_jobs: int = 7, name: str = "mrorder") -> None:
+                 sim_jobs: int = 7, n0: int = 8, name: str = "mrorder") -> None:
         if objective not in ("makespan", "tct"):
             raise ConfigError(f"MROrder objective {objective!r}: expected makespan or tct")
         if algorithm is not None and algorithm not in ALGORITHMS:
@@ -61,8 +65,9 @@ class MROrder(Policy):
                               f"{', '.join(ALGORITHMS)}")
         if trigger not in TRIGGERS:
             raise ConfigError(f"MROrder trigger {trigger!r}: expected one of {', '.join(TRIGGERS)}")
-        if not interval_s > 0 or sim_jobs < 0:
-            raise ConfigError("MROrder needs Δt > 0 s and sim_jobs ≥ 0")
+        if not interval_s > 0 or sim_jobs < 0 or n0 < 1:
+            raise ConfigError("MROrder needs Δt > 0 s, sim_jobs ≥ 0 and n0 ≥ 1")
+        self.n0 = n0
         self.size_source = size_source or ExactSizes()
         self.objective = objective
         self.algorithm = algorithm or ("mk_jr" if objective == "makespan" else "tct")
@@ -89,6 +94,7 @@ class MROrder(Policy):
         self.rank = [math.inf] * sim.n
         self.waiting: dict[int, None] = {}  # arrived, not yet dispatched
         self.dispatched = 0
+        self.running: set[int] = set()  # dispatched, not finished
         self.queue = KeyedQueue(sim, key=self.rank.__getitem__)
         self.next_round = 0.0 if self.trigger == "batch" else self.interval_s
         self._wake, self._wake_at = -1, math.inf
@@ -118,6 +124,14 @@ class MROrder(Policy):
         now = self.sim.now
         if self.trigger == "batch":
             when = max(now, min(self.known_at[j] for j in self.waiting))
+        elif self.trigger == "pnj":
+            known = sorted(self.known_at[j] for j in self.waiting)
+            if len(known) >= self.n0:  # when the n0-th waiting job's estimate is known
+                when = max(now, known[self.n0 - 1])
+            elif not self.running:  # nothing dispatched is left to run: order what waits
+                when = max(now, known[0])
+            else:
+                return  # the next arrival or the next finish plans again
         else:
             when = self.next_round
             if when < now:
@@ -139,6 +153,7 @@ class MROrder(Policy):
             del self.waiting[j]
             self.rank[j] = self.dispatched
             self.dispatched += 1
+            self.running.add(j)
             self.queue.add(j)
         t_wait = self.interval_s
         if self.trigger == "ati":  # Algorithm 4, step 5
@@ -171,6 +186,11 @@ class MROrder(Policy):
         if self.rank[j] < math.inf:
             self.queue.add(j)
 
+    def on_job_finish(self, j: int) -> None:
+        self.running.discard(j)
+        if self.trigger == "pnj" and not self.running and self.waiting:
+            self._plan_round()
+
     def choose(self, node: int) -> tuple[int, int] | None:
         return self.queue.pick(node)
 
@@ -186,6 +206,8 @@ def _register() -> None:
         size_source, objective="tct", name="mrorder+tct"))
     register_scheduler("mrorder+fti", lambda size_source=None, **_: MROrder(
         size_source, trigger="fti", interval_s=230.0, name="mrorder+fti"))
+    register_scheduler("mrorder+pnj", lambda size_source=None, **_: MROrder(
+        size_source, trigger="pnj", name="mrorder+pnj"))
 
 
 _register()
