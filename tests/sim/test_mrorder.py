@@ -178,6 +178,15 @@ def test_pnj_orders_each_n0_jobs_and_the_rest_once_the_cluster_empties() -> None
     assert [r[:2] for r in whole.rounds] == [(0.0, 4)]
 
 
+def test_pnj_a_job_without_tasks_does_not_hold_the_rest() -> None:
+    # regression: a job of no tasks finishes before its round; counted as running, it kept
+    # the next job waiting for an empty cluster that never came
+    jobs = make_jobs(2, submit_s=np.array([0.0, 1.0]))
+    w = from_task_lists("empty-first", jobs, [[], [1.0]], [[], []])
+    res = simulate(w, Cluster.mrv1(1, 1, 1), MROrder(trigger="pnj", n0=2), slowstart=1.0)
+    assert res.jobs.finish_s.notna().all()
+
+
 def test_mrorder_runs_in_the_yarn_model() -> None:
     res = simulate(fig33_workload(), Cluster.parse("2x8g×8"), make_scheduler("mrorder"))
     assert res.jobs.finish_s.notna().all()

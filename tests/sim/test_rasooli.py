@@ -172,3 +172,20 @@ def test_a_class_no_node_can_run_alone_is_suggested_everywhere() -> None:
     assert pol.sc2 == (frozenset({pol.klass[0]}),) * 2
     assert res.attempts.groupby("kind").node.apply(set).to_dict() == {MAP: {0}, REDUCE: {1}}
     assert res.jobs.finish_s[0] == 6.0
+
+
+def test_not_work_conserving_a_job_whose_suggested_node_its_ams_fill_still_runs() -> None:
+    # regression (found by the YARN invariants' random search): two jobs' AMs (1 and 1.5 GB)
+    # fill the one node their class is suggested on, so neither's 1 GB reduce fits there, and
+    # the other node, idle, is not suggested: with nothing running, nothing would ever free
+    # the suggested node. Such a stranded job now takes the idle node.
+    maps = [[], [], [1.0], [0.0], []]
+    reds = [[], [0.0, 0.0, 0.0], [0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
+    jobs = make_jobs(5, submit_s=np.array([0, 0, 0, 8.0, 8.0]), map_mb=np.full(5, 1024),
+                     reduce_mb=np.full(5, 1024), am_mb=np.array([1024] * 4 + [1536]),
+                     queue=np.array(["a"] * 5))
+    w = from_task_lists("strand", jobs, maps, reds, [[0.0] * len(r) for r in reds])
+    policy = RasooliDown(users={"a": (2, 2), "b": (0, 1)}, work_conserving=False,
+                         resolve_every=2)
+    res = simulate(w, Cluster(np.array([[3072, 3], [3072, 3]])), policy)
+    assert res.jobs.finish_s.notna().all()

@@ -106,7 +106,7 @@ def test_every_scheduler_terminates_with_the_invariants(name: str, data) -> None
 @pytest.mark.parametrize(("name", "slots"), [
     *((name, False) for name in ("capacity2", "fair-queues", "fair+preemption", "ltyarn-tree",
                                  "dress-lend")),
-    *((name, True) for name in ("mrorder-fti", "rasooli-idle", "dynamicmr-eager",
+    *((name, True) for name in ("mrorder-fti", "mrorder-pnj", "rasooli-idle", "dynamicmr-eager",
                                 "pd-dynamicmr")),
 ])
 @LONG

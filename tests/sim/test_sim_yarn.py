@@ -147,8 +147,8 @@ def scenarios(draw, slots: bool | None = None):
 
 
 #: MROrder's orders and Rasooli-Down: both models
-ORDERING = ["mk_jr", "mk_tct_jr", "tct", "mrorder", "mrorder+tct", "mrorder-fti", "rasooli",
-            "rasooli-idle"]
+ORDERING = ["mk_jr", "mk_tct_jr", "tct", "mrorder", "mrorder+tct", "mrorder-fti",
+            "mrorder-pnj", "rasooli", "rasooli-idle"]
 #: the schedulers of MRv1 slots
 SLOT_ONLY = ["mrv1-fair", "mrv1-fifo", "pi-dhsa", "pd-dhsa", "pi-dhsa+fifo", "pd-dhsa+fifo",
              "dynamicmr", "dynamicmr+fifo", "dynamicmr-eager", "pd-dynamicmr"]
@@ -157,6 +157,8 @@ SLOT_ONLY = ["mrv1-fair", "mrv1-fifo", "pi-dhsa", "pd-dhsa", "pi-dhsa+fifo", "pd
 def _policy(name: str):
     if name == "mrorder-fti":
         return MROrder(trigger="fti", interval_s=3.0, sim_jobs=3)
+    if name == "mrorder-pnj":  # rounds of two, and what is left when the cluster empties
+        return MROrder(trigger="pnj", n0=2, sim_jobs=1)
     if name == "rasooli-idle":
         return RasooliDown(users={"a": (2, 2), "b": (0, 1)}, work_conserving=False,
                            resolve_every=2)

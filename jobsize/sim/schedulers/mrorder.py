@@ -95,6 +95,7 @@ class MROrder(Policy):
         self.waiting: dict[int, None] = {}  # arrived, not yet dispatched
         self.dispatched = 0
         self.running: set[int] = set()  # dispatched, not finished
+        self.finished: set[int] = set()  # a job without tasks may finish before its round
         self.queue = KeyedQueue(sim, key=self.rank.__getitem__)
         self.next_round = 0.0 if self.trigger == "batch" else self.interval_s
         self._wake, self._wake_at = -1, math.inf
@@ -153,7 +154,8 @@ class MROrder(Policy):
             del self.waiting[j]
             self.rank[j] = self.dispatched
             self.dispatched += 1
-            self.running.add(j)
+            if j not in self.finished:
+                self.running.add(j)
             self.queue.add(j)
         t_wait = self.interval_s
         if self.trigger == "ati":  # Algorithm 4, step 5
@@ -187,6 +189,7 @@ class MROrder(Policy):
             self.queue.add(j)
 
     def on_job_finish(self, j: int) -> None:
+        self.finished.add(j)
         self.running.discard(j)
         if self.trigger == "pnj" and not self.running and self.waiting:
             self._plan_round()

@@ -27,7 +27,9 @@ Two processes (Fig 1):
   2. *fairness*: users with demand, by ``(assigned − min share) / priority`` ascending; the
      oldest job of the first user whose class is in ``SC'_j``;
   3. if neither finds a job, the slot goes to the fairness order ignoring the suggested sets
-     (``work_conserving=True``, not in the paper; ``False`` leaves it idle).
+     (``work_conserving=True``, not in the paper; ``False`` leaves it idle — unless no task
+     runs anywhere and a job fits none of its suggested nodes, which AMs can fill in the YARN
+     model: that job takes the slot, so that every job finishes).
 
   The task of the chosen job is picked by the simulator, node-local first (the paper's Task
   Scheduler).
@@ -220,6 +222,8 @@ class RasooliDown(Policy):
                    completed: bool) -> None:
         if kind in (MAP, REDUCE):
             self.assigned[self.user_of[j]] -= 1
+            if not self.work_conserving and not any(self.assigned):
+                self.sim.request_offers()  # a stranded job may now take any node (choose)
 
     def on_job_finish(self, j: int) -> None:
         self.jobs_of[self.user_of[j]].pop(j, None)
@@ -242,7 +246,27 @@ class RasooliDown(Policy):
         pick = self._first(fair, node, self.sc2[node])
         if pick is None and self.work_conserving:
             pick = self._first(fair, node, None)
+        elif pick is None and not any(assigned):
+            pick = self._stranded(fair, node)
         return pick
+
+    def _stranded(self, users: list[int], node: int) -> tuple[int, int] | None:
+        """With no task running anywhere, the oldest job (in ``users``' order) with a task for
+        ``node`` and no suggested node its next task fits on now: in the YARN model AMs hold
+        memory the LP does not see, and a job whose suggested nodes they fill would otherwise
+        wait forever, since nothing running will free them (not in the paper, whose slot
+        model has no AMs)."""
+        sim = self.sim
+        nodes = range(sim.cluster.n_nodes)
+        for u in users:
+            for j in self.jobs_of[u]:
+                kind = sim.next_kind(j, node)
+                if kind < 0 or self.known_at[j] > sim.now:
+                    continue
+                k = self.klass[j]
+                if not any(k in self.sc2[n] and sim.next_kind(j, n) >= 0 for n in nodes):
+                    return j, kind
+        return None
 
     def _first(self, users: list[int], node: int, suggested: frozenset | None
                ) -> tuple[int, int] | None:
