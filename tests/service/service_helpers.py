@@ -20,6 +20,10 @@ from jobsize.service.model_state import ModelState
 from jobsize.service.requests import Limits
 from jobsize.service.server import ServerSettings, bind, config, url_of
 
+#: How long a request may take before a test calls it hung: a loaded machine running tests
+#: on every core can be slow (a batch also starts a worker process).
+WAIT = 60
+
 
 def reference() -> pd.DataFrame:
     return jobsize.read_trace(reference_trace())

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
-from service_helpers import Running, as_jobs, expected, usable
+from service_helpers import WAIT, Running, as_jobs, expected, usable
 
 import jobsize
 from jobsize.cli import build_parser
@@ -33,8 +33,6 @@ from jobsize.service.requests import Limits
 from jobsize.service.server import ServerSettings, bind, is_loopback, url_of
 
 TOKEN = "s3cret-t0ken"
-#: How long a request may take before the test calls it hung (a loaded machine can be slow).
-WAIT = 60
 
 
 

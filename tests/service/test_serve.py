@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
-from service_helpers import Running, as_jobs, expected, fit_model, same, usable
+from service_helpers import WAIT, Running, as_jobs, expected, fit_model, same, usable
 
 import jobsize
 from jobsize.errors import JobsizeError
@@ -24,7 +24,7 @@ def service(tmp_path, model_file):
 
 def _post(service, path, body, **kw):
     data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return requests.post(service.url + path, data=data, timeout=10, **kw)
+    return requests.post(service.url + path, data=data, timeout=WAIT, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_observed_jobs_are_journaled_and_learned_as_in_process(service, model_fi
     reference_model = jobsize.SizePredictor.load(model_file)
     for entry in entries:
         reference_model.observe(entry.job)
-    health = requests.get(service.url + "/health", timeout=10).json()
+    health = requests.get(service.url + "/health", timeout=WAIT).json()
     assert health["observed"] == health["journal_entries"] == len(finished)
     assert health["model"]["training"]["observed"] == len(finished)
     for job in usable(reference_model, finished[50:60]):
@@ -157,13 +157,13 @@ def test_a_declared_or_chunked_body_past_the_limit_is_refused(service):
     big = b'{"pad": "' + b"x" * (70 * 1024) + b'"}'
     assert _post(service, "/predict", big).status_code == 413
     answer = requests.post(service.url + "/predict", data=iter([big[:40000], big[40000:]]),
-                           timeout=10)  # chunked: no Content-Length
+                           timeout=WAIT)  # chunked: no Content-Length
     assert answer.status_code == 413 and "exceeds" in answer.json()["error"]
 
 
 def test_wrong_methods_and_paths(service):
-    assert requests.get(service.url + "/predict", timeout=10).status_code == 405
-    assert requests.post(service.url + "/nope", timeout=10).status_code == 404
+    assert requests.get(service.url + "/predict", timeout=WAIT).status_code == 405
+    assert requests.post(service.url + "/nope", timeout=WAIT).status_code == 404
 
 
 def test_health_and_metrics(service, finished):
@@ -172,10 +172,10 @@ def test_health_and_metrics(service, finished):
         _post(service, "/predict", job)
     _post(service, "/predict", "[]")
     _post(service, "/observe", job)
-    health = requests.get(service.url + "/health", timeout=10).json()
+    health = requests.get(service.url + "/health", timeout=WAIT).json()
     assert health["status"] == "ok" and health["model"]["features"] == "probe"
     assert health["observed"] == 1 and health["journal"].endswith("journal")
-    text = requests.get(service.url + "/metrics", timeout=10).text
+    text = requests.get(service.url + "/metrics", timeout=WAIT).text
     assert 'jobsize_requests_total{endpoint="predict",status="200"} 3.0' in text
     assert 'jobsize_requests_total{endpoint="predict",status="400"} 1.0' in text
     assert "jobsize_predictions_total 3.0" in text

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 
 import requests
-from service_helpers import as_jobs, expected, fit_model, same, usable
+from service_helpers import WAIT, as_jobs, expected, fit_model, same, usable
 
 import jobsize
 from jobsize.service.journal import read_journal
@@ -43,7 +43,7 @@ def _observe_until_killed(url: str, jobs: list[dict], acked: list[str]) -> None:
     session = requests.Session()
     for job in jobs:
         try:
-            answer = session.post(url + "/observe", data=json.dumps(job), timeout=10)
+            answer = session.post(url + "/observe", data=json.dumps(job), timeout=WAIT)
         except requests.RequestException:  # refused, reset, or an answer cut off by the kill
             return
         if answer.status_code == 200:
@@ -74,36 +74,36 @@ def test_sigkill_loses_no_acknowledged_observation(tmp_path, trace):
     assert len(journaled) == len(set(journaled))
 
     with _serving(model, journal, tmp_path / "log") as (proc, url):
-        health = requests.get(url + "/health", timeout=10).json()
+        health = requests.get(url + "/health", timeout=WAIT).json()
         assert health["journal_entries"] == health["observed"] == len(entries)
         assert health["model"]["training"]["observed"] == len(entries)
         rebuilt = jobsize.SizePredictor.load(model)
         for entry in entries:
             rebuilt.observe(entry.job)
         for job in finished[-10:]:
-            answer = requests.post(url + "/predict", data=json.dumps(job), timeout=10).json()
+            answer = requests.post(url + "/predict", data=json.dumps(job), timeout=WAIT).json()
             assert same(answer, expected(rebuilt, job))
 
         # a job observed before the kill is a duplicate after it; learning goes on where the
         # journal left off
         first = entries[0]
-        answer = requests.post(url + "/observe", data=json.dumps(first.job), timeout=10).json()
+        answer = requests.post(url + "/observe", data=json.dumps(first.job), timeout=WAIT).json()
         assert answer["duplicate"] and answer["seq"] == first.seq
         fresh = next(job for job in finished if job["job_id"] not in journaled)
-        answer = requests.post(url + "/observe", data=json.dumps(fresh), timeout=10).json()
+        answer = requests.post(url + "/observe", data=json.dumps(fresh), timeout=WAIT).json()
         assert answer["seq"] == entries[-1].seq + 1 and not answer["duplicate"]
 
         # SIGHUP reloads a refitted model file, keeping what was observed
         fit_model(model, trace.iloc[50:250])
         proc.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 30
-        while requests.get(url + "/health", timeout=10).json()["reloads"] < 1:
+        while requests.get(url + "/health", timeout=WAIT).json()["reloads"] < 1:
             assert time.monotonic() < deadline, "SIGHUP did not reload the model"
             time.sleep(0.05)
         refitted = jobsize.SizePredictor.load(model)
         for entry in read_journal(journal)[0]:
             refitted.observe(entry.job)
         job = finished[-1]
-        answer = requests.post(url + "/predict", data=json.dumps(job), timeout=10).json()
+        answer = requests.post(url + "/predict", data=json.dumps(job), timeout=WAIT).json()
         assert same(answer, expected(refitted, job))
         assert not same(answer, expected(rebuilt, job))
