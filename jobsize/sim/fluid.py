@@ -87,13 +87,14 @@ class Ordered:
             heapq.heappop(heap)
         return heap[0][0] if heap else INF
 
-    def first(self, offset: float = 0.0) -> int | None:
-        """The job first_by would pick, or None."""
+    def first(self, offset: float = 0.0, noise: float | None = None) -> int | None:
+        """The job first_by would pick, or None; ``noise``: the tie tolerance on the keys
+        instead of first_by's."""
         low = self.smallest()
         if low == INF:
             return None
         heap, key = self.heap, self.key
-        bound = low + EPS * max(1.0, abs(low - offset))
+        bound = low + (EPS * max(1.0, abs(low - offset)) if noise is None else noise)
         size = len(heap)
         if (size < 2 or heap[1][0] > bound) and (size < 3 or heap[2][0] > bound):
             return heap[0][2]  # no other key within the noise: the usual case
@@ -306,7 +307,12 @@ class FSP(FluidPolicy):
             if self.late_policy == "ps":
                 return dict.fromkeys(self.late, 1.0 / len(self.late))
             return {min(self.late, key=self.late.__getitem__): 1.0}
-        return {self.waiting.first(self.vtime): 1.0}
+        # ties are judged on virtual finish times (t + remainder × jobs in the virtual system),
+        # which do not move as time passes: on remainders, which shrink, a near-tie broken by
+        # arrival order at one event could turn the other way at the next
+        n = len(self.virtual.key)
+        finish = t + (self.waiting.smallest() - self.vtime) * n
+        return {self.waiting.first(noise=EPS * max(1.0, abs(finish)) / n): 1.0}
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:
         # attained service plays no part in FSP: only the virtual system moves

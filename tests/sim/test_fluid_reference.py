@@ -111,3 +111,17 @@ def test_float_noise_does_not_break_a_tie(policy: str) -> None:
     case = ([2.0, 0.084], [0.084, 2.0], [0.084, 2.0])
     assert completion_times(*case[:2], policy, case[2]) == pytest.approx([2.168, 2.084])
     check(case, policy)
+
+
+@pytest.mark.parametrize("policy", ["fspe", "psbs"])
+def test_a_near_tie_of_virtual_finishes_stays_broken_the_same_way(policy: str) -> None:
+    # Found on a fresh seed: jobs 0 and 19 finish virtually 2e-9 apart (a tie), job 0 first by
+    # arrival; when job 20 arrives at 1 s their remainders (1.5 and 1.500000002) had become
+    # too far apart on remainders' scale, and job 19 took the server. Ties are judged on
+    # virtual finish times now, which do not move: job 0 runs on and finishes at 2 s.
+    n = 21
+    arrival = [0.0] * (n - 1) + [1.0]
+    size = [2.0] + [0.0] * 18 + [2.0, 0.0]
+    estimate = [2.000000002] + [0.0] * 18 + [2.0, 0.0]
+    assert completion_times(arrival, size, policy, estimate)[0] == pytest.approx(2.0)
+    check((arrival, size, estimate), policy)
