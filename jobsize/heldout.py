@@ -44,7 +44,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -290,6 +290,7 @@ class HeldOutTrace(BenchTrace):
         self.design = design
         self.model = model
         self.containers = containers or Containers()
+        self._check_kind_seed()
 
     @property
     def jobs_dir(self) -> Path:
@@ -298,18 +299,10 @@ class HeldOutTrace(BenchTrace):
     def settings(self) -> dict[str, Any]:
         return self.design.settings()
 
-    def pending(self, draws: Iterable[Draw]) -> list[Draw]:
-        self._check_kind_seed()
-        return super().pending(draws)
-
-    def run(self, draws: Sequence[Draw],
-            on_job: Callable[[JobOutcome], None] | None = None) -> list[JobOutcome]:
-        self._check_kind_seed()
-        return super().run(draws, on_job)
-
     def _check_kind_seed(self) -> None:
         """Refuse, in so many words, to resume drawn kinds with another kind seed (the
-        settings' check would refuse too, but name only the kinds)."""
+        settings' check, when the directory is used, would refuse too, but name only the
+        kinds)."""
         made = (self.dir.settings() or {}).get("distribution", {}).get("kind_seed")
         if made is not None and made != self.design.kind_seed:
             raise ConfigError(f"was made with --kind-seed {made}, not "

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,30 +36,17 @@ INF = math.inf
 EPS = 1e-9
 
 
-def first_by(jobs: Iterable[int], key: Callable[[int], float],
-             order: Mapping[int, int]) -> int:
-    """The job of smallest ``key``; keys within float noise of the smallest (``EPS``, relative
-    above 1) tie, and a tie goes to the earliest in ``order`` — as it would in exact
-    arithmetic, where two jobs' remainders can be equal."""
-    keys = {j: key(j) for j in jobs}
-    low = min(keys.values())
-    return min((j for j, k in keys.items() if k <= low + EPS * max(1.0, abs(low))),
-               key=order.__getitem__)
-
-
 class Ordered:
-    """Jobs by a key, smallest first, as :func:`first_by` picks them — keys within float noise
-    of the smallest tie and the earliest arrival wins — in O(log n) a change instead of a scan
-    of every job. Keys are stored as pushed; ``offset`` shifts them all alike (FSP's virtual
-    time), so the noise is judged on ``key - offset``. A job pushed again takes its new key;
+    """Jobs by a key, smallest first: keys within float noise of the smallest (``EPS``,
+    relative above 1) tie, and a tie goes to the earliest arrival — as it would in exact
+    arithmetic, where two jobs' keys can be equal. O(log n) a change, not a scan of every job.
+    Keys are stored as pushed; ``offset`` shifts them all alike (FSP's virtual time), so the
+    noise is judged on ``key - offset``. A job pushed again takes its new key;
     old entries are skipped when met (lazy deletion)."""
 
     def __init__(self) -> None:
         self.heap: list[tuple[float, int, int]] = []
         self.key: dict[int, float] = {}
-
-    def __len__(self) -> int:
-        return len(self.key)
 
     def push(self, j: int, key: float, order: int) -> None:
         self.key[j] = key
@@ -88,8 +75,8 @@ class Ordered:
         return heap[0][0] if heap else INF
 
     def first(self, offset: float = 0.0, noise: float | None = None) -> int | None:
-        """The job first_by would pick, or None; ``noise``: the tie tolerance on the keys
-        instead of first_by's."""
+        """The job of smallest key, ties to the earliest arrival, or None; ``noise``: the tie
+        tolerance on the keys instead of ``EPS`` relative to ``key - offset``."""
         low = self.smallest()
         if low == INF:
             return None
