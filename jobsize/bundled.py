@@ -36,7 +36,12 @@ DEFAULT_WORKLOAD = "FB-2009"
 
 #: Traces shipped in ``datasets/``, by name.
 BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "heldout": "heldout.parquet",
-                  "drawn-20261127": "drawn-20261127.parquet"}
+                  "drawn-20261127": "drawn-20261127.parquet",
+                  "drawn-20261128": "drawn-20261128.parquet"}
+
+#: Traces of kinds drawn from the space of cost shapes that the bundled reference trace's model
+#: is calibrated on (kinds it never saw; ``jobsize fit`` without a trace).
+CALIBRATION_TRACES: tuple[str, ...] = ("drawn-20261127", "drawn-20261128")
 
 #: The folder name a bundled file may be written under (``datasets/reference.parquet``).
 FOLDER = "datasets"
@@ -59,6 +64,21 @@ def reference_trace() -> Path:
             source=path,
         )
     return path
+
+
+def is_reference(trace: str | os.PathLike[str]) -> bool:
+    """Whether ``trace`` is the bundled reference trace itself (not ``JOBSIZE_DATASET``)."""
+    if "JOBSIZE_DATASET" in os.environ:
+        return False
+    bundled = datasets_dir() / REFERENCE_TRACE
+    return bundled.is_file() and Path(trace).resolve() == bundled.resolve()
+
+
+def calibration_for(trace: str | os.PathLike[str]) -> list[Path]:
+    """The bundled traces the model fitted on ``trace`` is calibrated on by default: the
+    drawn kinds (:data:`CALIBRATION_TRACES`) for the bundled reference trace, none for
+    another trace (its own kinds, left out one at a time, calibrate it)."""
+    return [path(name) for name in CALIBRATION_TRACES] if is_reference(trace) else []
 
 
 def _bundled(spec: str) -> Path | None:

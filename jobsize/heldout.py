@@ -70,7 +70,7 @@ from jobsize.models.size_model import actual_sizes
 from jobsize.predictor import SizePredictor, predict
 from jobsize.sampler.probespec import ProbeSpec
 from jobsize.sampler.sampling import DEFAULT_MAX_FRACTION, DEFAULT_MAX_SPLITS
-from jobsize.schema import read_trace
+from jobsize.schema import read_trace, read_traces
 from jobsize.workloads import HELD_OUT, workload
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -215,11 +215,12 @@ def evaluation_model(directory: str | os.PathLike[str], model: str | os.PathLike
     ``model``: a model file to use (copied into the directory). Without it, the directory's own
     model when resuming, else the model ``jobsize fit TRACE --level LEVEL`` makes
     (``SizePredictor(level=LEVEL).fit``: the size model's default options) on ``trace``
-    (default: the bundled reference trace). A directory keeps one model: resuming with another
-    is refused.
+    (default: the bundled reference trace, calibrated as ``jobsize fit`` does on the bundled
+    draws, :func:`jobsize.bundled.calibration_for`). A directory keeps one model: resuming
+    with another is refused.
     """
     from jobsize.atomic import atomic_write
-    from jobsize.bundled import reference_trace
+    from jobsize.bundled import calibration_for, reference_trace
 
     kept = Path(directory) / MODEL_NAME
     if model is not None:
@@ -234,7 +235,9 @@ def evaluation_model(directory: str | os.PathLike[str], model: str | os.PathLike
                 handle.write(data)
     elif not kept.is_file():
         source = Path(trace) if trace is not None else reference_trace()
-        fitted = SizePredictor(level=level).fit(read_trace(source))
+        unseen = calibration_for(source)
+        fitted = SizePredictor(level=level).fit(read_trace(source), calibration=read_traces(
+            unseen) if unseen else None)
         fitted.model_.training["trace"] = str(source)
         kept.parent.mkdir(parents=True, exist_ok=True)
         fitted.save(kept)

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
 from jobsize.bundled import resolve
-from jobsize.errors import ParseError, SchemaError
+from jobsize.errors import InputError, ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
 TRACE_FORMAT = 1
@@ -540,6 +540,14 @@ def read_trace(
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise ParseError(f"cannot convert to a table ({exc})", source=path) from None
     return conform(frame, require=require, source=path, columns=columns)
+
+
+def read_traces(paths: Iterable[str | os.PathLike[str]]) -> pd.DataFrame:
+    """Several traces read as :func:`read_trace` does and stacked into one frame."""
+    frames = [read_trace(p) for p in paths]
+    if not frames:
+        raise InputError("no trace given")
+    return conform(pd.concat(frames, ignore_index=True))
 
 
 def tasks_path(trace: str | os.PathLike[str]) -> Path:

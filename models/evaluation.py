@@ -409,7 +409,8 @@ def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls"
              level: float = DEFAULT_LEVEL, folds: int = 5, seed: int = 0,
              progress: Progress = _quiet, source: object = None, groups: str | None = None,
              *, form: str = FORM_DEFAULT, clock: str = "wall", calibrate_by: str | None = "auto",
-             eq7_fit: str | None = None) -> tuple[SizeModel, Evaluation]:
+             eq7_fit: str | None = None, calibrate_with: pd.DataFrame | None = None,
+             calibration_source: object = None) -> tuple[SizeModel, Evaluation]:
     """Fit on all of ``records`` and score in-sample, cross-validated (k-fold; ``folds`` = 0:
     skipped; or leave-one-group-out by the column ``groups``) and prequentially. Returns the
     model fitted on everything and the scores; ``source`` (the trace's path) names the trace in
@@ -417,7 +418,9 @@ def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls"
 
     ``calibrate_by``: how the returned model's intervals are calibrated (:func:`calibrate`:
     ``"auto"``, a column, None for K-fold) or ``"none"`` (GLS intervals); the cross-validated
-    scores calibrate each fold's model the same way on its own training jobs. ``eq7_fit``: as
+    scores calibrate each fold's model the same way on its own training jobs.
+    ``calibrate_with``: jobs of kinds ``records`` lacks to calibrate the returned model on
+    instead (:func:`calibrate_on`; ``calibration_source`` names them in errors). ``eq7_fit``: as
     in :meth:`SizeModel.fit`."""
     if folds < 0 or folds == 1:
         raise InputError(f"cross-validation needs 0 (none) or at least 2 folds, got {folds}")
@@ -432,7 +435,9 @@ def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls"
                                              eq7_fit=eq7_fit))
     pairs, warmup = _prequential(records, features, method, level, progress, form, clock,
                                  eq7_fit)
-    if calibrate_by != "none":
+    if calibrate_with is not None:
+        calibrate_on(model, calibrate_with, records, source=calibration_source)
+    elif calibrate_by != "none":
         calibrate(model, records, groups=calibrate_by, folds=max(folds, 5), seed=seed,
                   progress=progress)
     preq = Scores.of(pairs) if len(pairs) else None
@@ -469,14 +474,41 @@ def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "
     pairs = cross_validated_pairs(frame, model.features, model.method, model.level, folds,
                                   seed, progress, groups=groups, form=model.form,
                                   clock=model.clock, eq7_fit=model.eq7_features)
+    return _calibrate_with_pairs(model, pairs,
+                                 f"leave-one-{groups}-out" if groups else f"{folds}-fold")
+
+
+def calibrate_on(model: SizeModel, unseen: pd.DataFrame, history: pd.DataFrame, *,
+                 source: object = None) -> SizeModel:
+    """Calibrate ``model``'s intervals and quantiles on the errors it makes on ``unseen``:
+    jobs of kinds it was not fitted on, predicted by the model itself — split conformal
+    prediction with a calibration set of new kinds. Where the history's own kinds, left out one
+    at a time, are more alike than the kinds a cluster will meet (kinds written by the same
+    hands), their errors make intervals too narrow for a new kind; jobs drawn from a wider
+    space of kinds calibrate them for one. A kind (``job_type``) that is also in ``history``
+    (the records the model was fitted on) is refused: its errors would not be a new kind's.
+    ``source`` names ``unseen`` in errors."""
+    frame = conform(unseen)
+    shared = sorted(set(conform(history)["job_type"].dropna()) & set(frame["job_type"].dropna()))
+    if shared:
+        raise InputError(f"the calibration jobs include kinds the model was fitted on "
+                         f"({', '.join(shared[:3])}): calibrate on kinds it never saw",
+                         source=source)
+    pairs = in_sample_pairs(model, frame)
+    if len(pairs) < 10:
+        raise InputError(f"{len(pairs)} calibration jobs could be predicted; at least 10 "
+                         "are needed", source=source)
+    kinds = frame["job_type"].nunique()
+    return _calibrate_with_pairs(model, pairs, f"jobs of {kinds} kinds never fitted on")
+
+
+def _calibrate_with_pairs(model: SizeModel, pairs: pd.DataFrame, by: str) -> SizeModel:
     with_r = pairs["n_reduces"].to_numpy() > 0
     cal = {"SE_m": Calibration.fit(pairs["SE_m_pred_s"], pairs["SE_m_s"]),
            "SE_r": Calibration.fit(pairs["SE_r_pred_s"][with_r], pairs["SE_r_s"][with_r]),
            "S": Calibration.fit(pairs["S_pred_mb_s"], pairs["S_mb_s"])}
     model.calibration = {k: v for k, v in cal.items() if v is not None}
-    model.training["calibration"] = {
-        "by": f"leave-one-{groups}-out" if groups else f"{folds}-fold",
-        "jobs": len(pairs)}
+    model.training["calibration"] = {"by": by, "jobs": len(pairs)}
     return model
 
 

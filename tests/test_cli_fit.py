@@ -161,3 +161,64 @@ def test_fit_on_a_history_too_short_for_prequential_scores(tmp_path, capsys):
     write_trace(linear_trace(14, seed=3), short)  # every job falls in the warm-up
     assert main(["fit", str(short), "--cv", "0", "--calibrate", "none"]) == 0
     assert "prequential" in capsys.readouterr().out
+
+
+def _unseen_kinds(n: int, seed: int, spread: float) -> "pd.DataFrame":
+    """Jobs of new kinds: the same synthetic costs, each kind's times off by its own factor
+    (what a kind the history never saw looks like to the model)."""
+    import numpy as np
+
+    trace = linear_trace(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    kind = rng.integers(0, 20, n)
+    factor = np.exp(rng.normal(0, spread, 20))[kind]
+    for column in ("map_time_ms", "reduce_time_ms"):
+        trace[column] = np.round(trace[column] * factor)
+    trace["job_type"] = [f"new-{k}" for k in kind]
+    return trace
+
+
+def test_fit_calibrates_on_jobs_of_unseen_kinds(trace_path, tmp_path, capsys):
+    """--calibrate-with: the intervals come from the model's errors on kinds it never saw, so
+    they cover jobs of further such kinds at about their level, where the history's own
+    errors make them too narrow."""
+    import numpy as np
+    from jobsize.models.evaluation import in_sample_pairs
+
+    unseen = write_trace(_unseen_kinds(400, seed=5, spread=0.3), tmp_path / "unseen.parquet")
+    fresh = _unseen_kinds(600, seed=6, spread=0.3)
+    covered = {}
+    for how, extra in (("unseen", ["--calibrate-with", str(unseen)]), ("own", [])):
+        path = tmp_path / f"{how}.json"
+        assert main(["fit", str(trace_path), "--cv", "0", *extra, "-o", str(path)]) == 0
+        model = load_model(path)
+        pairs = in_sample_pairs(model, fresh)
+        covered[how] = np.mean((pairs["S_low_mb_s"] <= pairs["S_mb_s"])
+                               & (pairs["S_mb_s"] <= pairs["S_high_mb_s"]))
+        if how == "unseen":
+            assert model.training["calibration"] == {
+                "by": "jobs of 20 kinds never fitted on", "jobs": 400}
+            assert "400 out-of-sample errors (jobs of 20 kinds never fitted on)" in " ".join(
+                capsys.readouterr().out.split())
+    assert 0.82 <= covered["unseen"] <= 0.97, covered
+    assert covered["own"] < 0.7, covered
+
+
+def test_fit_refuses_calibration_jobs_of_kinds_it_was_fitted_on(trace_path, tmp_path, capsys):
+    _one_line_error(capsys, main(["fit", str(trace_path), "--cv", "0", "--calibrate-with",
+                                  str(trace_path)]),
+                    "synthetic.parquet", "kinds the model was fitted on (synthetic)")
+    _one_line_error(capsys, main(["fit", str(trace_path), "--cv", "0", "--calibrate", "none",
+                                  "--calibrate-with", str(trace_path)]),
+                    "--calibrate and --calibrate-with")
+
+
+def test_fit_of_the_bundled_trace_calibrates_on_the_bundled_draws():
+    """Without a trace, the bundled reference trace's model is calibrated on the bundled
+    draws of kinds it never saw; another trace is calibrated on its own kinds."""
+    from jobsize.bundled import CALIBRATION_TRACES, calibration_for, path, reference_trace
+
+    if "JOBSIZE_DATASET" in __import__("os").environ:
+        pytest.skip("JOBSIZE_DATASET names another reference trace")
+    assert calibration_for(reference_trace()) == [path(n) for n in CALIBRATION_TRACES]
+    assert calibration_for(path("heldout")) == []

@@ -2,12 +2,14 @@
 
     jobsize fit [TRACE] [--features probe|actual] [--form tasks|paper] [--clock wall|cpu]
                 [--eq7-fit actual|probe] [--method gls|wls|ols] [--cv K] [--cv-groups COLUMN]
-                [--calibrate BY] [--seed S] [--level L] [-o MODEL.json]
+                [--calibrate BY | --calibrate-with TRACE ...] [--seed S] [--level L]
+                [-o MODEL.json]
 
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
 the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
 the model fitted on the whole trace (JSON, atomically). Without TRACE it fits the bundled
-measured trace in datasets/.
+measured trace in datasets/ and calibrates its intervals on the bundled draws of kinds it never
+saw (``--calibrate-with``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from jobsize.bundled import reference_trace
+from jobsize.bundled import CALIBRATION_TRACES, calibration_for, reference_trace
 from jobsize.cli._options import level
+from jobsize.errors import InputError
 from jobsize.models.design import EQUATION, FEATURE_SETS, FORMS
 from jobsize.models.evaluation import (
     PAPER_R2,
@@ -38,7 +41,7 @@ from jobsize.models.regression import DEFAULT_LEVEL, PhaseModel
 from jobsize.models.size_model import CLOCKS, FORM_DEFAULT, SizeModel
 from jobsize.models.variance import METHODS
 from jobsize.progress import progress_bar
-from jobsize.schema import read_trace
+from jobsize.schema import read_trace, read_traces
 
 _LABEL = {"SE_m": "SE_m", "SE_r": "SE_r", "S": "S (memory·s)"}
 #: Variance inflation above which `fit` warns that terms are nearly collinear (a common rule of
@@ -84,6 +87,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="calibrate intervals and quantiles on out-of-sample errors, "
                         "leaving one BY out at a time: auto (job_type or the application of "
                         "the job name, default), a column name, folds (K-fold), or none")
+    parser.add_argument("--calibrate-with", action="append", metavar="TRACE",
+                        help="calibrate intervals and quantiles instead on the errors the model "
+                        "makes on this trace's jobs, of kinds it never saw (repeatable; default "
+                        "without TRACE: the bundled draws "
+                        f"{' and '.join(CALIBRATION_TRACES)}; none: leave kinds out)")
     parser.add_argument("--method", choices=METHODS, default="gls",
                         help="feasible GLS, WLS with variance ∝ mean², or OLS (default: gls)")
     parser.add_argument("--cv", type=_folds, default=5, metavar="K",
@@ -105,11 +113,13 @@ def run(args: argparse.Namespace) -> int:
     trace = Path(args.trace) if args.trace else reference_trace()
     records = read_trace(trace)
     calibrate_by = {"none": None, "folds": None}.get(args.calibrate, args.calibrate)
+    unseen, unseen_paths = _calibration_jobs(args, trace)
     model, evaluation = evaluate(records, args.features, args.method, args.level, args.cv,
                                  args.seed, progress=progress_bar, source=trace,
                                  groups=args.cv_groups, form=args.form, clock=args.clock,
                                  calibrate_by=calibrate_by if args.calibrate != "none" else
-                                 "none", eq7_fit=args.eq7_fit)
+                                 "none", eq7_fit=args.eq7_fit, calibrate_with=unseen,
+                                 calibration_source=", ".join(map(str, unseen_paths)))
     console = Console()
     sources = sorted(set(records["source"].dropna()))
     print_table(console, accuracy_table(evaluation, trace, model, sources))
@@ -126,6 +136,19 @@ def run(args: argparse.Namespace) -> int:
         path = save_model(model, args.output)
         console.print(f"model written to {path}", soft_wrap=True, highlight=False)
     return 0
+
+
+def _calibration_jobs(args: argparse.Namespace, trace: Path
+                      ) -> tuple[pd.DataFrame | None, list[str]]:
+    """The jobs of unseen kinds to calibrate on (``--calibrate-with``), or None."""
+    given = args.calibrate_with or []
+    if given == ["none"]:
+        return None, []
+    if given and args.calibrate != "auto":
+        raise InputError("--calibrate and --calibrate-with are two ways to calibrate: give one")
+    paths = given or ([] if args.calibrate != "auto" else
+                      [str(p) for p in calibration_for(trace)])
+    return (read_traces(paths), paths) if paths else (None, [])
 
 
 # ---------------------------------------------------------------------------------------------
