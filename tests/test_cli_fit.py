@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 from jobsize.models.modelfile import load_model
 from jobsize.models.synthetic import linear_trace
@@ -163,10 +165,9 @@ def test_fit_on_a_history_too_short_for_prequential_scores(tmp_path, capsys):
     assert "prequential" in capsys.readouterr().out
 
 
-def _unseen_kinds(n: int, seed: int, spread: float) -> "pd.DataFrame":
+def _unseen_kinds(n: int, seed: int, spread: float) -> pd.DataFrame:
     """Jobs of new kinds: the same synthetic costs, each kind's times off by its own factor
     (what a kind the history never saw looks like to the model)."""
-    import numpy as np
 
     trace = linear_trace(n, seed=seed)
     rng = np.random.default_rng(seed)
@@ -182,7 +183,6 @@ def test_fit_calibrates_on_jobs_of_unseen_kinds(trace_path, tmp_path, capsys):
     """--calibrate-with: the intervals come from the model's errors on kinds it never saw, so
     they cover jobs of further such kinds at about their level, where the history's own
     errors make them too narrow."""
-    import numpy as np
     from jobsize.models.evaluation import in_sample_pairs
 
     unseen = write_trace(_unseen_kinds(400, seed=5, spread=0.3), tmp_path / "unseen.parquet")
