@@ -1,5 +1,5 @@
-"""The committed fresh draw (datasets/drawn-20261127.*): its kinds are the draw its seed makes,
-and the scores DRAWN.md states are the ones its data gives."""
+"""The committed draws of job kinds (datasets/drawn-*.*): their kinds are the draws their seeds
+make, and the scores DRAWN.md states are the ones their data give."""
 
 from __future__ import annotations
 
@@ -12,27 +12,32 @@ from jobsize.heldout import heldout_pairs, kind_scores
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 from jobsize.workloads.kindspace import draw_kinds
 
-NAME = "drawn-20261127"
-TRACE = datasets_dir() / f"{NAME}.parquet"
+#: each committed draw and its jobs per kind
+DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-20261130": 3}
+
+
+@pytest.fixture(scope="module", params=sorted(DRAWS))
+def name(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def trace():
-    return read_trace(NAME)
+def trace(name):
+    return read_trace(name)
 
 
 @pytest.fixture(scope="module")
-def settings():
-    return json.loads((datasets_dir() / f"{NAME}.evaluate.json").read_text())
+def settings(name):
+    return json.loads((datasets_dir() / f"{name}.evaluate.json").read_text())
 
 
-def test_its_kinds_are_the_draw_of_its_kind_seed(trace, settings) -> None:
+def test_its_kinds_are_the_draw_of_its_kind_seed(name, trace, settings) -> None:
     plan = settings["distribution"]
     kinds = draw_kinds(plan["kind_seed"], len(plan["kinds"]))
     assert [k.name for k in kinds] == plan["kinds"]
     assert set(trace["job_type"]) == set(plan["kinds"])
-    assert trace["job_type"].value_counts().eq(4).all()
-    tasks = read_trace(tasks_path(TRACE), columns=TASK_COLUMNS)
+    assert trace["job_type"].value_counts().eq(DRAWS[name]).all()
+    tasks = read_trace(tasks_path(datasets_dir() / f"{name}.parquet"), columns=TASK_COLUMNS)
     assert set(tasks["job_id"]) == set(trace["job_id"])
 
 
