@@ -15,7 +15,9 @@ the probe's counters scaled to the whole job, in one of two forms:
   part ``a`` (start-up) is paid N_m (N_r) times, not ``1 / f_p = max(N_m, N_r)`` times (a probe
   map that read two files ran two mapper processes, so k counts processes; the probe's empty
   task paid its measured start-up, not ``a``); RFE's variable part grows with the reduce
-  input records;
+  input records — but where the probe's reduces read none (a map that filtered its whole
+  sample away), what they spent is per-task cost, and each of the job's N_r reduces pays
+  what one of the probe's k paid: ``N_r·(T_p − paid) / k`` beyond the start-ups;
 - a map output ``y = c·x^β`` per map task of input x: the job's N_m maps of input MI / N_m each
   emit ``N_m·c·(MI/N_m)^β`` (β = 0: a fixed-size output such as an in-map top-k; β = 1: eq 8);
 - the distinct keys follow Heaps' law ``G ∝ input^δ``, and the reduces write per key:
@@ -178,7 +180,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, 
     mor_o, mo_o = grow(mor, "probe_map_output_exponent"), grow(mo, "probe_map_output_exponent")
     rir_o = grow(rir, "probe_reduce_input_exponent")
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_record = np.where(rir > 0, rir_o / rir, 1.0 / f)
+        # reduces that read no record spent only fixed costs: each of the job's pays theirs
+        per_record = np.where(rir > 0, rir_o / rir, np.where(rir == 0, n_r / k_r, 1.0 / f))
         delta = col("probe_key_exponent", 1.0)
         groups = col("probe_reduce_input_groups", np.nan)
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
@@ -351,7 +354,7 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
 
     s_out = scale("probe_map_output_exponent")
     mor_o, mo_o, rir_o = mor * s_out, mo * s_out, rir * scale("probe_reduce_input_exponent")
-    per_record = rir_o / rir if rir > 0 else 1.0 / f
+    per_record = rir_o / rir if rir > 0 else n_r / k_r if rir == 0 else 1.0 / f
     groups = known("probe_reduce_input_groups")
     by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
     keyed = _key_cost_scale_one(key_cost, groups, rir, groups * by_keys, rir_o)

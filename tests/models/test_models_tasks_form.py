@@ -143,6 +143,20 @@ def test_the_empty_task_paid_its_start_up_and_the_others_their_fixed_cost():
     assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
 
 
+def test_reduces_that_read_no_record_are_scaled_as_fixed_costs_not_per_record_work():
+    """A filtering map whose sample yields nothing: the probe's reduces read no record, so all
+    they spent is per-task cost — each of the job's 4 reduces pays what one of the probe's 2
+    paid, not 1/f_p = 40 times the probe's time (found on a drawn kind: 12 s predicted for
+    0.04 s)."""
+    job = _probe(probe_map_output_bytes=0.0, probe_map_output_records=0.0,
+                 probe_reduce_input_records=0.0, probe_reduce_input_groups=0.0,
+                 probe_reduce_function_ms=2 * 40 + 60.0)
+    q = scaling.probe(job, "tasks")
+    assert q["RFE"][0] == pytest.approx(4 * 0.04 + 0.06 * 4 / 2)
+    one = {k: float(v[0]) for k, v in job.items()}
+    assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
+
+
 def test_a_cluster_probes_start_ups_scale_by_the_task_count():
     """A probe on a cluster: one map and one reduce, each timed by the wrapper with its
     function's start-up measured over no input first (no empty task, no shape columns)."""
