@@ -181,7 +181,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, 
     rir_o = grow(rir, "probe_reduce_input_exponent")
     with np.errstate(divide="ignore", invalid="ignore"):
         # reduces that read no record spent only fixed costs: each of the job's pays theirs
-        per_record = np.where(rir > 0, rir_o / rir, np.where(rir == 0, n_r / k_r, 1.0 / f))
+        per_record = np.where(rir > 0, rir_o / rir,
+                              np.where((rir == 0) & (k_r > 0), n_r / k_r, 1.0 / f))
         delta = col("probe_key_exponent", 1.0)
         groups = col("probe_reduce_input_groups", np.nan)
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
@@ -354,7 +355,7 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
 
     s_out = scale("probe_map_output_exponent")
     mor_o, mo_o, rir_o = mor * s_out, mo * s_out, rir * scale("probe_reduce_input_exponent")
-    per_record = rir_o / rir if rir > 0 else n_r / k_r if rir == 0 else 1.0 / f
+    per_record = rir_o / rir if rir > 0 else n_r / k_r if rir == 0 and k_r > 0 else 1.0 / f
     groups = known("probe_reduce_input_groups")
     by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
     keyed = _key_cost_scale_one(key_cost, groups, rir, groups * by_keys, rir_o)

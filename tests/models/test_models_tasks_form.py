@@ -155,6 +155,10 @@ def test_reduces_that_read_no_record_are_scaled_as_fixed_costs_not_per_record_wo
     assert q["RFE"][0] == pytest.approx(4 * 0.04 + 0.06 * 4 / 2)
     one = {k: float(v[0]) for k, v in job.items()}
     assert scaling.probe_one(one)["RFE"] == pytest.approx(q["RFE"][0])
+    # a probe record that says it ran no reduce task (Hadoop's counters of a map-only probe)
+    job["probe_reduce_tasks"] = np.array([0.0])
+    one["probe_reduce_tasks"] = 0.0
+    assert scaling.probe_one(one)["RFE"] == pytest.approx(scaling.probe(job, "tasks")["RFE"][0])
 
 
 def test_a_cluster_probes_start_ups_scale_by_the_task_count():
@@ -339,13 +343,14 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
        f=st.floats(1e-4, 1.0), split=st.booleans(),
        values=st.lists(st.one_of(st.none(), st.floats(0, 1e9)), min_size=len(_COLUMNS),
                        max_size=len(_COLUMNS)),
-       key_cost=st.sampled_from(scaling.KEY_COSTS))
+       key_cost=st.sampled_from(scaling.KEY_COSTS), reduce_tasks=st.sampled_from([0, 1, 2]))
 def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, values,
-                                                       key_cost):
-    """The single-prediction path and the batch path compute the same eq 6 and 7 rows."""
+                                                       key_cost, reduce_tasks):
+    """The single-prediction path and the batch path compute the same eq 6 and 7 rows (a
+    probe may report no reduce task: Hadoop's counters of a map-only probe)."""
     job = {"n_maps": float(n_m), "n_reduces": float(n_r), "map_input_bytes": mi,
            "probe_fraction": f, "probe_map_tasks": 2.0 if split else 1.0,
-           "probe_reduce_tasks": 2.0 if split else 1.0}
+           "probe_reduce_tasks": float(reduce_tasks)}
     for name, value in zip(_COLUMNS, values, strict=True):
         if value is not None:
             job[name] = value
