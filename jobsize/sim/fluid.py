@@ -14,7 +14,9 @@ A policy is one small class in the style of Dell'Amico's schedsim:
 - ``advance(dt, rates)`` — time moved on by ``dt`` under ``rates`` (update attained service,
   virtual systems);
 - ``next_internal_event(t) -> float`` — absolute time of the policy's next internal event, or
-  ``inf``.
+  ``inf`` (a policy without any does not define it);
+- ``follows_service`` — False for a policy that never looks at the service its jobs get
+  (FIFO, PS): ``advance`` is then not called.
 
 A worked case (arrival, size, estimate): (0, 10, 15), (1, 12, 4), (2, 5, 7),
 (10, 2, 3) completes at FIFO 10/22/27/29, PS 26/29/19/18, SRPT 29/13/20/15, FSP 29/13/20/15,
@@ -56,11 +58,12 @@ class Ordered:
             heapq.heapify(self.heap)
 
     def lower(self, j: int, key: float, order: int) -> None:
-        """``j``'s key, lowered: in place when ``j`` is at the top (a served job, the usual
-        case; the heap stays a heap), else pushed again."""
-        if self.smallest() < INF and self.heap[0][2] == j and key <= self.heap[0][0]:
+        """``j``'s key, lowered: in place when ``j``'s live entry is at the top (a served job,
+        the usual case; the heap stays a heap), else pushed again."""
+        heap = self.heap
+        if heap and heap[0][2] == j and self.key.get(j) == heap[0][0] and key <= heap[0][0]:
             self.key[j] = key
-            self.heap[0] = (key, order, j)
+            heap[0] = (key, order, j)
         else:
             self.push(j, key, order)
 
@@ -77,11 +80,16 @@ class Ordered:
     def first(self, offset: float = 0.0, noise: float | None = None) -> int | None:
         """The job of smallest key, ties to the earliest arrival, or None; ``noise``: the tie
         tolerance on the keys instead of ``EPS`` relative to ``key - offset``."""
-        low = self.smallest()
-        if low == INF:
-            return None
         heap, key = self.heap, self.key
-        bound = low + (EPS * max(1.0, abs(low - offset)) if noise is None else noise)
+        while heap and key.get(heap[0][2]) != heap[0][0]:  # smallest(), inline: once an event
+            heapq.heappop(heap)
+        if not heap:
+            return None
+        low = heap[0][0]
+        if noise is None:
+            spread = low - offset if low >= offset else offset - low
+            noise = EPS * spread if spread > 1.0 else EPS
+        bound = low + noise
         size = len(heap)
         if (size < 2 or heap[1][0] > bound) and (size < 3 or heap[2][0] > bound):
             return heap[0][2]  # no other key within the noise: the usual case
@@ -103,6 +111,9 @@ class FluidPolicy:
     name = "policy"
     #: every job is served whenever one is present (all built-in policies are)
     work_conserving = True
+    #: whether the policy looks at the service its jobs get (:meth:`advance`); one that does
+    #: not is not told, which saves a call an event
+    follows_service = True
 
     def __init__(self) -> None:
         self.est: dict[int, float] = {}
@@ -133,25 +144,21 @@ class FIFO(FluidPolicy):
     """First come, first served."""
 
     name = "fifo"
+    follows_service = False
 
     def schedule(self, t: float) -> dict[int, float]:
         return {next(iter(self.est)): 1.0}  # dicts keep arrival (enqueue) order
-
-    def advance(self, dt: float, rates: dict[int, float]) -> None:
-        pass  # FIFO does not look at attained service
 
 
 class PS(FluidPolicy):
     """Processor sharing: every job gets an equal share."""
 
     name = "ps"
+    follows_service = False
 
     def schedule(self, t: float) -> dict[int, float]:
         share = 1.0 / len(self.est)
         return dict.fromkeys(self.est, share)
-
-    def advance(self, dt: float, rates: dict[int, float]) -> None:
-        pass  # PS does not look at attained service
 
 
 class SRPT(FluidPolicy):
@@ -174,14 +181,13 @@ class SRPT(FluidPolicy):
         self.queue.discard(j)
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:
-        super().advance(dt, rates)
-        for j in rates:
-            if j in self.queue.key:
-                self.queue.lower(j, self._left(j), self.arrival_order[j])
-
-    def _left(self, j: int) -> float:
-        """Estimated remaining work (negative once the job outlived its estimate)."""
-        return self.est[j] - self.attained[j]
+        # the queue's keys are the estimated remainders (negative once a job outlived its
+        # estimate): only the served jobs' fall
+        queue = self.queue
+        left = queue.key
+        for j, r in rates.items():
+            if j in left:
+                queue.lower(j, left[j] - r * dt, self.arrival_order[j])
 
     def schedule(self, t: float) -> dict[int, float]:
         return {self.queue.first(): 1.0}
@@ -219,29 +225,65 @@ class SRPTPS(SRPT):
         late, head = self._groups()
         if head is None:
             return INF
-        return t + (self.est[head] - self.attained[head]) * (len(late) + 1)
+        return t + self.queue.key[head] * (len(late) + 1)
 
 
 class LAS(FluidPolicy):
-    """Least attained service: the least-served jobs share the server."""
+    """Least attained service: the least-served jobs share the server.
+
+    The jobs served together all have the same attained service, so they are kept as one group
+    with one value; a job that arrives below it starts a new group and the old one waits, whole,
+    in a heap by its value until the served group catches up with it and they merge. An event
+    costs O(log n) and the size of the served group, not a scan of every job."""
 
     name = "las"
 
-    def _least(self) -> tuple[list[int], float]:
-        low = min(self.attained.values())
-        group = [j for j, a in self.attained.items() if a <= low + EPS]
-        nxt = min((a for a in self.attained.values() if a > low + EPS), default=INF)
-        return group, nxt - low
+    def __init__(self) -> None:
+        super().__init__()
+        self.group: dict[int, None] = {}  # the least-served jobs, in arrival order
+        self.low = 0.0  # their attained service
+        self.waiting: list[tuple[float, int, list[int]]] = []  # (value, first arrival, jobs)
+
+    def enqueue(self, t: float, j: int, estimate: float) -> None:
+        super().enqueue(t, j, estimate)
+        if self.group and self.low > EPS:
+            self._set_aside()
+        self.group[j] = None
+
+    def dequeue(self, t: float, j: int) -> None:
+        super().dequeue(t, j)
+        self.group.pop(j, None)
+        if not self.group:  # the next least-served group is served, or the next job starts at 0
+            value, jobs = heapq.heappop(self.waiting)[::2] if self.waiting else (0.0, [])
+            self.group, self.low = dict.fromkeys(jobs), value
+        self._merge()
+
+    def _set_aside(self) -> None:
+        jobs = list(self.group)
+        heapq.heappush(self.waiting, (self.low, self.arrival_order[jobs[0]], jobs))
+        self.group, self.low = {}, 0.0
+
+    def _merge(self) -> None:
+        """Groups the served one has caught up with join it, keeping arrival order."""
+        waiting, merged = self.waiting, False
+        while waiting and waiting[0][0] <= self.low + EPS:
+            self.group.update(dict.fromkeys(heapq.heappop(waiting)[2]))
+            merged = True
+        if merged:
+            self.group = dict.fromkeys(sorted(self.group, key=self.arrival_order.__getitem__))
 
     def schedule(self, t: float) -> dict[int, float]:
-        group, _ = self._least()
-        return dict.fromkeys(group, 1.0 / len(group))
+        return dict.fromkeys(self.group, 1.0 / len(self.group))
+
+    def advance(self, dt: float, rates: dict[int, float]) -> None:
+        if self.group:
+            self.low += dt / len(self.group)
+            self._merge()
 
     def next_internal_event(self, t: float) -> float:
-        if not self.attained:
+        if not self.group or not self.waiting:
             return INF
-        group, gap = self._least()
-        return t + gap * len(group)
+        return t + (self.waiting[0][0] - self.low) * len(self.group)
 
 
 class FSP(FluidPolicy):
@@ -374,9 +416,14 @@ def simulate_fluid(
     # several times as much, and the loop runs once per event
     jobs, arrivals = order.tolist(), arr[order].tolist()
     sizes, estimates = sz.tolist(), est.tolist()
+    # what is left of a job when it is done: float noise, relative above 1
+    done_below = [EPS * s if s > 1.0 else EPS for s in sizes]
     remaining: dict[int, float] = {}
     t, i, n = (arrivals[0] if arrivals else 0.0), 0, len(jobs)
     stalled = 0
+    # hooks the policy does not have are not called: a call an event each
+    follows = pol.follows_service
+    internal = type(pol).next_internal_event is not FluidPolicy.next_internal_event
     while i < n or remaining:
         while i < n and arrivals[i] <= t:
             j = jobs[i]
@@ -393,7 +440,7 @@ def simulate_fluid(
                 if tc < t_next:
                     t_next, first = tc, j
         t_arr = arrivals[i] if i < n else INF
-        t_int = pol.next_internal_event(t)
+        t_int = pol.next_internal_event(t) if internal else INF
         t_next = min(t_next, t_arr, t_int)
         stalled = stalled + 1 if t_next <= t else 0
         if t_next == INF or stalled > 4 * n + 100:
@@ -410,9 +457,10 @@ def simulate_fluid(
         for j, r in rates.items():
             left = 0.0 if j == first else remaining[j] - r * dt
             remaining[j] = left
-            if r > 0 and left <= EPS * (sizes[j] if sizes[j] > 1.0 else 1.0):
+            if r > 0 and left <= done_below[j]:
                 finished.append(j)
-        pol.advance(dt, rates)
+        if follows:
+            pol.advance(dt, rates)
         t = t_next
         for j in finished:
             del remaining[j]
