@@ -11,8 +11,8 @@ A policy is one small class in the style of Dell'Amico's schedsim:
   see only the estimate);
 - ``dequeue(t, j)`` — job ``j`` completed;
 - ``schedule(t) -> dict[int, float]`` — service rates of the real jobs (summing to at most 1);
-- ``advance(dt, rates)`` — time moved on by ``dt`` under ``rates`` (update attained service,
-  virtual systems);
+- ``advance(dt, rates)`` — time moved on by ``dt`` under ``rates`` (the policy's account of
+  the service its jobs got: remainders, virtual systems, attained service);
 - ``next_internal_event(t) -> float`` — absolute time of the policy's next internal event, or
   ``inf`` (a policy without any does not define it);
 - ``follows_service`` — False for a policy that never looks at the service its jobs get
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -116,25 +117,22 @@ class FluidPolicy:
     follows_service = True
 
     def __init__(self) -> None:
-        self.est: dict[int, float] = {}
-        self.attained: dict[int, float] = {}
+        self.est: dict[int, float] = {}  # the jobs present, in arrival order
         self.arrival_order: dict[int, int] = {}
 
     def enqueue(self, t: float, j: int, estimate: float) -> None:
         self.est[j] = estimate
-        self.attained[j] = 0.0
         self.arrival_order[j] = len(self.arrival_order)
 
     def dequeue(self, t: float, j: int) -> None:
-        del self.est[j], self.attained[j]
+        del self.est[j]
 
     def schedule(self, t: float) -> dict[int, float]:
         raise NotImplementedError
 
     def advance(self, dt: float, rates: dict[int, float]) -> None:
-        att = self.attained
-        for j, r in rates.items():
-            att[j] += r * dt
+        """Time moved on by ``dt`` under ``rates``: a policy that follows the service its jobs
+        get keeps its own account of it here."""
 
     def next_internal_event(self, t: float) -> float:
         return INF
@@ -146,8 +144,25 @@ class FIFO(FluidPolicy):
     name = "fifo"
     follows_service = False
 
+    def __init__(self) -> None:
+        super().__init__()
+        # a queue, not the first key of a dict: a dict emptied from the front is scanned over
+        # its deleted entries to find its first one, which made a long queue O(n) an event
+        self.queue: deque[int] = deque()
+
+    def enqueue(self, t: float, j: int, estimate: float) -> None:
+        super().enqueue(t, j, estimate)
+        self.queue.append(j)
+
+    def dequeue(self, t: float, j: int) -> None:
+        super().dequeue(t, j)
+        if self.queue[0] == j:  # only the served job, the first, completes
+            self.queue.popleft()
+        else:
+            self.queue.remove(j)
+
     def schedule(self, t: float) -> dict[int, float]:
-        return {next(iter(self.est)): 1.0}  # dicts keep arrival (enqueue) order
+        return {self.queue[0]: 1.0}
 
 
 class PS(FluidPolicy):
@@ -420,7 +435,7 @@ def simulate_fluid(
     done_below = [EPS * s if s > 1.0 else EPS for s in sizes]
     remaining: dict[int, float] = {}
     t, i, n = (arrivals[0] if arrivals else 0.0), 0, len(jobs)
-    stalled = 0
+    stalled, stall_limit = 0, 4 * n + 100
     # hooks the policy does not have are not called: a call an event each
     follows = pol.follows_service
     internal = type(pol).next_internal_event is not FluidPolicy.next_internal_event
@@ -439,19 +454,22 @@ def simulate_fluid(
                 tc = t + remaining[j] / r
                 if tc < t_next:
                     t_next, first = tc, j
-        t_arr = arrivals[i] if i < n else INF
-        t_int = pol.next_internal_event(t) if internal else INF
-        t_next = min(t_next, t_arr, t_int)
+        # an arrival or an internal event at or before the first completion comes first: then
+        # no job completes by its rate
+        if i < n and arrivals[i] <= t_next:
+            t_next, first = arrivals[i], -1
+        if internal:
+            t_int = pol.next_internal_event(t)
+            if t_int <= t_next:
+                t_next, first = t_int, -1
         stalled = stalled + 1 if t_next <= t else 0
-        if t_next == INF or stalled > 4 * n + 100:
+        if t_next == INF or stalled > stall_limit:
             raise SimulationError(f"fluid policy {pol.name}: simulated time stopped at t={t!r} "
                                   f"with {len(remaining)} jobs unfinished")
         dt = t_next - t
         if trace:
             out.trace.append((t, t_next, sum(rates.values()), len(remaining),
                               sum(remaining.values())))
-        if first >= 0 and not (t_next < t_arr and t_next < t_int):
-            first = -1  # an arrival or an internal event comes first: no job completes by rate
         # only a served job can complete: the rates are scanned, not every waiting job
         finished = []
         for j, r in rates.items():
