@@ -1,5 +1,6 @@
 """The data bundled with jobsize in ``datasets/``: the measured reference trace (the default input
-of ``jobsize fit``) and the SWIM FB-2009 workload (the default workload of ``jobsize simulate``).
+of ``jobsize fit``), the trace measured on Hadoop's mini cluster, the held-out and drawn kinds'
+evaluations, and the SWIM FB-2009 workload (the default workload of ``jobsize simulate``).
 
 The folder is found inside the installed package (``jobsize/datasets`` in a wheel) or beside it
 in a source checkout (``pip install -e .``). ``JOBSIZE_DATASET`` names another reference trace.
@@ -35,7 +36,8 @@ KNOWN_WORKLOADS = {
 DEFAULT_WORKLOAD = "FB-2009"
 
 #: Traces shipped in ``datasets/``, by name.
-BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "heldout": "heldout.parquet",
+BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.parquet",
+                  "heldout": "heldout.parquet",
                   "drawn-20261127": "drawn-20261127.parquet",
                   "drawn-20261128": "drawn-20261128.parquet",
                   "drawn-20261129": "drawn-20261129.parquet",
