@@ -38,3 +38,23 @@ def test_hadoop_md_states_what_the_data_gives(trace) -> None:
     assert f"prequential R² {r2['SE_m']:.3f} / {r2['SE_r']:.3f} / {r2['S']:.3f}" in text
     assert f"{len(trace)} jobs" in text and "--engine hadoop" in text
     assert sum(run["jobs"] for run in settings["runs"]) == len(trace)
+
+
+def test_hadoop_md_states_the_probe_costs_the_data_gives(trace) -> None:
+    """Every probe within 1.5 × Algorithm 1's floor plus one uber job's start-up, and the
+    median cost of jobs of 10 maps or more, as HADOOP.md says."""
+    import numpy as np
+
+    text = " ".join((datasets_dir() / "HADOOP.md").read_text().split())
+    uber = trace[trace["uberized"].astype(bool)]
+    start_s = float(((uber["finish_time_ms"] - uber["submit_time_ms"]
+                      - uber["map_time_ms"] - uber["reduce_time_ms"]) / 1000).median())
+    probed = trace[trace["probe_wall_ms"].notna()]
+    se_s = (probed["map_time_ms"] + probed["reduce_time_ms"]) / 1000
+    floor_s = se_s / np.maximum(probed["n_maps"], probed["n_reduces"].fillna(0))
+    within = int((probed["probe_wall_ms"] / 1000 <= 1.5 * floor_s + start_s).sum())
+    big = probed["n_maps"] >= 10
+    cost = float((probed["probe_wall_ms"] / 1000 / se_s)[big].median())
+    assert f"{start_s:.1f} s at the median (the {len(uber)} uber jobs)" in text
+    assert f"Every probe ({within} of {len(probed)})" in text and within == len(probed)
+    assert f"{100 * cost:.1f} % of the job at the median ({int(big.sum())} jobs)" in text
