@@ -32,7 +32,7 @@ from sklearn.metrics import r2_score
 
 from jobsize.errors import ConfigError, InputError, ModelError
 from jobsize.models.design import check_features, check_form
-from jobsize.models.evaluation import calibrate, calibrate_on, prequential_predictions
+from jobsize.models.evaluation import calibrate, prequential_predictions
 from jobsize.models.job import flatten, job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.plausibility import Plausibility
@@ -122,10 +122,8 @@ class SizePredictor(RegressorMixin, BaseEstimator):
         self._check_params()
         self.model_ = SizeModel.fit(X, self.features, self.method, self.level, form=self.form,
                                     clock=self.clock, eq7_fit=self.eq7_fit)
-        if self.calibrate is not None and calibration is not None:
-            calibrate_on(self.model_, calibration, X)
-        elif self.calibrate is not None:
-            calibrate(self.model_, X, groups=self.calibrate)
+        if self.calibrate is not None:
+            calibrate(self.model_, X, groups=self.calibrate, unseen=calibration)
         self.training_ = self.model_.training
         return self
 

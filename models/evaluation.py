@@ -435,11 +435,9 @@ def evaluate(records: pd.DataFrame, features: str = "probe", method: str = "gls"
                                              eq7_fit=eq7_fit))
     pairs, warmup = _prequential(records, features, method, level, progress, form, clock,
                                  eq7_fit)
-    if calibrate_with is not None:
-        calibrate_on(model, calibrate_with, records, source=calibration_source)
-    elif calibrate_by != "none":
+    if calibrate_by != "none" or calibrate_with is not None:
         calibrate(model, records, groups=calibrate_by, folds=max(folds, 5), seed=seed,
-                  progress=progress)
+                  progress=progress, unseen=calibrate_with, source=calibration_source)
     preq = Scores.of(pairs) if len(pairs) else None
     return model, Evaluation(features=features, method=method, in_sample=in_sample,
                              cross_validated=cv, folds=folds if folds >= 2 else 0,
@@ -459,12 +457,17 @@ def calibration_groups(records: pd.DataFrame) -> str | None:
 
 
 def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "auto",
-              folds: int = 5, seed: int = 0, progress: Progress = _quiet) -> SizeModel:
+              folds: int = 5, seed: int = 0, progress: Progress = _quiet,
+              unseen: pd.DataFrame | None = None, source: object = None) -> SizeModel:
     """Calibrate ``model``'s intervals and quantiles (:mod:`jobsize.models.conformal`) on the
     out-of-sample errors of ``records`` (the records it was fitted on): each job predicted by
     a model fitted without its group — ``groups="auto"``: its job type or application
     (:func:`calibration_groups`), so the intervals are those of a kind of job never seen —
-    or, with no groups, without its fold."""
+    or, with no groups, without its fold.
+    ``unseen``: jobs of kinds ``records`` lacks to calibrate on instead (:func:`calibrate_on`;
+    ``source`` names them in errors)."""
+    if unseen is not None:
+        return calibrate_on(model, unseen, records, source=source)
     frame = conform(records)
     if groups == "auto":
         groups = calibration_groups(frame)
