@@ -65,11 +65,11 @@ class Submission:
         """The (last) job it ran; most tools run one."""
         if not self.jobs:
             raise JobFailedError(f"the client submitted no job (exit {self.returncode}): "
-                                 f"{_tail(self.log)}", source="hadoop client")
+                                 f"{tail(self.log)}", source="hadoop client")
         return self.jobs[-1]
 
 
-def _tail(log: str, lines: int = 3) -> str:
+def tail(log: str, lines: int = 3) -> str:
     kept = [line for line in log.strip().splitlines() if line.strip()]
     return " | ".join(kept[-lines:])[-600:]
 
@@ -168,7 +168,7 @@ class HadoopClient:
                               capture_output=True, text=True, stdin=subprocess.DEVNULL,
                               check=False)
         if done.returncode != 0:
-            raise JobsizeError(f"could not kill it: {_tail(done.stdout + done.stderr)}",
+            raise JobsizeError(f"could not kill it: {tail(done.stdout + done.stderr)}",
                                source=job_id)
 
     def _one(self, main: str, args: Sequence[str], *, output: str | None,

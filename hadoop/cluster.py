@@ -33,6 +33,10 @@ LAUNCHER = "org.jobsize.hadoop.MiniCluster"
 STATE = "cluster.json"
 #: Seconds ``up`` waits for the cluster (the issue's target is 90 s on 2 cores).
 READY_TIMEOUT_S = 180.0
+#: The ResourceManager's schedulers ``up`` can start it with.
+SCHEDULERS = ("capacity", "fair", "fifo")
+#: FSPY's queues under the CapacityScheduler: production jobs, and jobsize's probes.
+DEFAULT_QUEUES = "default:80,probing:20"
 
 
 class ClusterError(JobsizeError):
@@ -65,6 +69,8 @@ class Cluster:
     nodemanagers: int
     nm_memory_mb: int
     nm_vcores: int
+    scheduler: str = "capacity"  # the ResourceManager's: capacity, fair or fifo
+    queues: str = DEFAULT_QUEUES  # the CapacityScheduler's, NAME:PERCENT,...
     pids: dict[str, int] = field(default_factory=dict)
     classpath: tuple[str, ...] = ()
     started_s: float = 0.0
@@ -103,14 +109,16 @@ def find(directory: str | os.PathLike[str] | None = None) -> Cluster:
 
 
 def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2,
-       nm_memory_mb: int = 4096, nm_vcores: int = 4,
-       timeout_s: float = READY_TIMEOUT_S) -> Cluster:
+       nm_memory_mb: int = 4096, nm_vcores: int = 4, scheduler: str = "capacity",
+       queues: str = DEFAULT_QUEUES, timeout_s: float = READY_TIMEOUT_S) -> Cluster:
     """Start the cluster in ``directory`` and return it once it is ready.
 
-    A cluster already running there is returned as it is (``up`` twice is harmless); the
-    remains of one that died are cleared first.
+    ``scheduler`` is the ResourceManager's (:data:`SCHEDULERS`); ``queues`` the
+    CapacityScheduler's, ``NAME:PERCENT`` each. A cluster already running there is returned as
+    it is (``up`` twice is harmless); the remains of one that died are cleared first.
     """
     where = Path(directory) if directory else default_dir()
+    check_queues(scheduler, queues)
     with contextlib.suppress(ClusterError):
         return find(where)
     java()  # a missing Java is one line before anything starts
@@ -125,7 +133,7 @@ def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2
         yarn = _start(where, cp, "yarn", [
             "--history-address", h["history_address"], "--history-web", h["history_web"],
             "--nodemanagers", str(nodemanagers), "--nm-memory-mb", str(nm_memory_mb),
-            "--nm-vcores", str(nm_vcores)])
+            "--nm-vcores", str(nm_vcores), "--scheduler", scheduler, "--queues", queues])
         y = _wait_for(where / "yarn.json", yarn, where / "yarn.log", started, timeout_s)
         cluster = Cluster(
             directory=str(where.resolve()), rm_web=y["rm_web"],
@@ -133,6 +141,7 @@ def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2
             intermediate_done_dir=h["intermediate_done_dir"], conf_dir=y["conf_dir"],
             default_fs=y["default_fs"], hadoop_version=y["hadoop_version"],
             nodemanagers=nodemanagers, nm_memory_mb=nm_memory_mb, nm_vcores=nm_vcores,
+            scheduler=scheduler, queues=queues,
             pids={"history": history.pid, "yarn": yarn.pid}, classpath=cp.jars)
         _wait_ready(cluster, started, timeout_s)
     except BaseException:
@@ -141,6 +150,27 @@ def up(directory: str | os.PathLike[str] | None = None, *, nodemanagers: int = 2
     cluster = dataclasses.replace(cluster, started_s=round(time.monotonic() - started, 1))
     atomic_write_text(where / STATE, json.dumps(asdict(cluster), indent=2) + "\n")
     return cluster
+
+
+def check_queues(scheduler: str, queues: str) -> None:
+    """One line for a scheduler or queue list the ResourceManager would refuse at start-up."""
+    if scheduler not in SCHEDULERS:
+        raise ClusterError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}",
+                           source="--scheduler")
+    total = 0.0
+    for part in queues.split(","):
+        name, _, percent = part.partition(":")
+        try:
+            total += float(percent)
+        except ValueError:
+            raise ClusterError(f"queue {part!r}: expected NAME:PERCENT",
+                               source="--queues") from None
+        if not name.isidentifier():
+            raise ClusterError(f"queue {part!r}: a queue's name is letters, digits and _",
+                               source="--queues")
+    if abs(total - 100) > 1e-6:
+        raise ClusterError(f"the queues' capacities sum to {total:g} %, not 100 %",
+                           source="--queues")
 
 
 def _start(where: Path, cp: Classpath, role: str, args: list[str]) -> subprocess.Popen[bytes]:

@@ -1,9 +1,11 @@
 """``jobsize hadoop``: a real Hadoop cluster on this machine — start it, show it, stop it.
 
     jobsize hadoop up [--dir DIR] [--nodemanagers N] [--nm-memory-mb MB] [--nm-vcores V]
+                      [--scheduler capacity|fair|fifo] [--queues NAME:PERCENT,...]
     jobsize hadoop status [--dir DIR]
     jobsize hadoop down [--dir DIR]
     jobsize hadoop build
+    jobsize hadoop replay -o DIR [...]   (see jobsize.cli.hadoop_replay)
 
 ``build`` only builds the Maven module (fetching Hadoop's jars from Maven Central the first
 time) and prints its classpath, so that later ``up``s need no network.
@@ -23,7 +25,9 @@ import json
 import sys
 from dataclasses import asdict
 
+from jobsize.cli import hadoop_replay
 from jobsize.cli._options import count
+from jobsize.hadoop.cluster import DEFAULT_QUEUES, SCHEDULERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help="memory each NodeManager offers containers (default 4096)")
     up.add_argument("--nm-vcores", type=count(1), default=4, metavar="V",
                     help="vcores each NodeManager offers (default 4)")
+    up.add_argument("--scheduler", choices=SCHEDULERS, default="capacity",
+                    help="the ResourceManager's scheduler (default capacity)")
+    up.add_argument("--queues", default=DEFAULT_QUEUES, metavar="NAME:PERCENT,...",
+                    help="the CapacityScheduler's queues, capacities summing to 100 (default "
+                    f"{DEFAULT_QUEUES}: jobsize submits probes to 'probing')")
     actions.add_parser("status", help="print the running cluster's state as JSON")
     actions.add_parser("down", help="stop the cluster and every container it started")
     for sub in actions.choices.values():
@@ -48,12 +57,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          "~/.cache/jobsize/hadoop/cluster)")
     actions.add_parser("build", help="build the Maven module (fetching Hadoop's jars once) "
                        "and print its classpath")
+    hadoop_replay.add_arguments(actions)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from jobsize.hadoop import down, find, up
 
+    if args.action == "replay":
+        return hadoop_replay.run(args)
     if args.action == "build":
         from jobsize.hadoop.toolchain import classpath
         from jobsize.progress import progress_bar
@@ -73,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
         with progress_bar("starting Hadoop"):
             cluster = up(args.dir, nodemanagers=args.nodemanagers,
-                         nm_memory_mb=args.nm_memory_mb, nm_vcores=args.nm_vcores)
+                         nm_memory_mb=args.nm_memory_mb, nm_vcores=args.nm_vcores,
+                         scheduler=args.scheduler, queues=args.queues)
     state = asdict(cluster)
     state.pop("classpath")
     json.dump(state, sys.stdout, indent=2)

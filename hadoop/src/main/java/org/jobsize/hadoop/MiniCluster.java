@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -45,6 +47,7 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  * MiniCluster --role history --work DIR
  * MiniCluster --role yarn --work DIR --history-address HOST:PORT --history-web HOST:PORT
  *             [--nodemanagers N] [--nm-memory-mb MB] [--nm-vcores V]
+ *             [--scheduler capacity|fair|fifo] [--queues NAME:PERCENT,...]
  * </pre>
  */
 public final class MiniCluster {
@@ -54,7 +57,7 @@ public final class MiniCluster {
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = Args.parse(argv, "--role", "--work", "--nodemanagers",
         "--nm-memory-mb", "--nm-vcores", "--history-address", "--history-web",
-        "--watch-stdin");
+        "--watch-stdin", "--scheduler", "--queues");
     String role = Args.required(args, "--role");
     File work = new File(Args.required(args, "--work")).getAbsoluteFile();
     Configuration conf = configuration(work);
@@ -78,7 +81,9 @@ public final class MiniCluster {
         conf.setInt(YarnConfiguration.NM_VCORES, vcores);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, memoryMb);
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, vcores);
-        queues(conf);
+        conf.set(YarnConfiguration.RM_SCHEDULER,
+            scheduler(args.getOrDefault("--scheduler", "capacity")));
+        queues(conf, args.getOrDefault("--queues", DEFAULT_QUEUES));
         int nodeManagers = Integer.parseInt(args.getOrDefault("--nodemanagers", "2"));
         MiniMRYarnCluster cluster = new MiniMRYarnCluster("jobsize", nodeManagers);
         disableNodeManagerWebApps(cluster);
@@ -146,18 +151,39 @@ public final class MiniCluster {
     flag.setBoolean(cluster, false);
   }
 
+  /** FSPY's two queues: {@code default} for production jobs, {@code probing} for probes. */
+  static final String DEFAULT_QUEUES = "default:80,probing:20";
+
+  /** The ResourceManager's scheduler class for {@code capacity}, {@code fair} or {@code fifo}. */
+  static String scheduler(String name) {
+    String pkg = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.";
+    return switch (name) {
+      case "capacity" -> pkg + "capacity.CapacityScheduler";
+      case "fair" -> pkg + "fair.FairScheduler";
+      case "fifo" -> pkg + "fifo.FifoScheduler";
+      default -> throw new IllegalArgumentException(
+          "--scheduler is capacity, fair or fifo, not " + name);
+    };
+  }
+
   /**
-   * FSPY's two queues under the CapacityScheduler: {@code default} for production jobs and
-   * {@code probing}, where jobsize submits its probes; each may borrow the whole cluster when
-   * the other is idle.
+   * The CapacityScheduler's queues under root, {@code NAME:PERCENT} each (the percentages sum
+   * to 100); each may borrow the whole cluster when the others are idle. jobsize submits its
+   * probes to {@code probing}.
    */
-  static void queues(Configuration conf) {
+  static void queues(Configuration conf, String spec) {
     String root = "yarn.scheduler.capacity.root";
-    conf.set(root + ".queues", "default,probing");
-    conf.set(root + ".default.capacity", "80");
-    conf.set(root + ".probing.capacity", "20");
-    conf.set(root + ".default.maximum-capacity", "100");
-    conf.set(root + ".probing.maximum-capacity", "100");
+    List<String> names = new ArrayList<>();
+    for (String part : spec.split(",")) {
+      String[] f = part.split(":");
+      if (f.length != 2) {
+        throw new IllegalArgumentException("--queues: expected NAME:PERCENT, found " + part);
+      }
+      names.add(f[0]);
+      conf.set(root + "." + f[0] + ".capacity", f[1]);
+      conf.set(root + "." + f[0] + ".maximum-capacity", "100");
+    }
+    conf.set(root + ".queues", String.join(",", names));
     // The CapacityScheduler's default lets ApplicationMasters hold a tenth of the cluster: on
     // two small NodeManagers that is one job at a time. Half lets a few run together, as on a
     // shared cluster, and still leaves their tasks room.
