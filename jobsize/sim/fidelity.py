@@ -83,6 +83,13 @@ def history_times(jobs: pd.DataFrame, tasks: pd.DataFrame) -> dict[str, float]:
             "last_task_to_finish_s": median_s(j["finish_time_ms"] - last)}
 
 
+def replayed(jobs: pd.DataFrame, tasks: pd.DataFrame) -> Workload:
+    """The run as a workload; queues by their leaf names, as the simulator's schedulers name
+    them (Hadoop records the Fair and Capacity schedulers' queue paths: ``root.adhoc``)."""
+    leaf = jobs["queue"].astype("string").str.rsplit(".", n=1).str[-1]
+    return from_tables(jobs.assign(queue=leaf), tasks, "cluster run")
+
+
 def with_overhead(workload: Workload, overhead_s: float) -> Workload:
     """The workload with ``overhead_s`` added to every attempt's duration (not to a reduce's
     tail: the overhead is the container's launch, before the shuffle)."""
@@ -96,7 +103,7 @@ def simulated_response_s(jobs: pd.DataFrame, tasks: pd.DataFrame, cluster: Clust
                          setting: Setting, constants: Constants, *,
                          workload: Workload | None = None) -> pd.Series:
     """Each job's response time in the YARN model, replaying the run's attempts."""
-    base = workload if workload is not None else from_tables(jobs, tasks, "cluster run")
+    base = workload if workload is not None else replayed(jobs, tasks)
     policy = make_scheduler(setting.scheduler, capacity_queues=setting.capacity_queues)
     result = simulate(with_overhead(base, constants.task_overhead_s), cluster, policy,
                       slowstart=setting.slowstart, am_startup_s=constants.am_startup_s,
@@ -136,7 +143,7 @@ def calibrate(jobs: pd.DataFrame, tasks: pd.DataFrame, cluster: Cluster, setting
               grid: Mapping[str, Iterable[float]] = GRID) -> tuple[Constants, float]:
     """The constants of ``grid`` whose simulated response times are closest to the run's (the
     median of |log(simulated / measured)|), and that median."""
-    base = from_tables(jobs, tasks, "cluster run")
+    base = replayed(jobs, tasks)
     measured = measured_response_s(jobs)
     best: tuple[float, Constants] | None = None
     # The commit is added after the run: one simulation serves every commit of the grid.
