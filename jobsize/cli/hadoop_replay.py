@@ -86,7 +86,7 @@ def _run_on_cluster(args: argparse.Namespace, out: Path) -> None:
 
     from jobsize.atomic import atomic_write_text
     from jobsize.hadoop import down, up
-    from jobsize.hadoop.replay import QUEUES, replay
+    from jobsize.hadoop.replay import CLUSTER_RUNS, replay
     from jobsize.progress import progress_bar
     from jobsize.schema import write_trace_with_tasks
 
@@ -95,16 +95,16 @@ def _run_on_cluster(args: argparse.Namespace, out: Path) -> None:
     for scheduler in todo:
         with progress_bar(f"{scheduler}: {len(plan)} jobs on the mini cluster"):
             started = time.time()
-            cluster = up(out / "cluster", scheduler=scheduler, queues=QUEUES)
+            rm_scheduler, queues, queue = CLUSTER_RUNS[scheduler]
+            cluster = up(out / "cluster", scheduler=rm_scheduler, queues=queues)
             try:
-                jobs, tasks = replay(cluster, plan, out / "work",
-                                     queue="default" if scheduler == "fifo" else None)
+                jobs, tasks = replay(cluster, plan, out / "work", queue=queue)
             finally:
                 down(out / "cluster")
         write_trace_with_tasks(jobs, tasks, out / f"{scheduler}.parquet")
         meta = {"scheduler": scheduler, "workload": str(args.workload), "start": args.start,
                 "jobs": args.jobs, "data_scale": args.data_scale,
-                "time_scale": args.time_scale, "queues": QUEUES,
+                "time_scale": args.time_scale, "rm_scheduler": rm_scheduler, "queues": queues,
                 "cluster": f"{cluster.nodemanagers}x{cluster.nm_memory_mb}x{cluster.nm_vcores}",
                 "hadoop": cluster.hadoop_version, "machine": platform.node(),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
@@ -120,17 +120,19 @@ def _load() -> float:
 
 
 def settings() -> dict[str, Any]:
-    """What the simulator is told of each Hadoop scheduler as the mini cluster runs it."""
-    from jobsize.hadoop.replay import QUEUES
+    """What the simulator is told of each scheduler as the mini cluster runs it
+    (:data:`CLUSTER_RUNS`)."""
+    from jobsize.hadoop.replay import CLUSTER_RUNS
     from jobsize.sim.fidelity import Setting
 
     # Every job is one user's: the CapacityScheduler's user-limit-factor (1 by default) holds a
     # user's jobs to their queue's capacity, whatever the queue's maximum.
     queues = ",".join(f"{name}:{float(pct) / 100:g}:{float(pct) / 100:g}"
-                      for name, pct in (q.split(":") for q in QUEUES.split(",")))
-    # The FifoScheduler limits no AM share; the CapacityScheduler's is 0.5 (the mini cluster's
-    # maximum-am-resource-percent), the FairScheduler's maxAMShare 0.5 by default.
-    return {"fifo": Setting("fifo", max_am_share=1.0),
+                      for name, pct in (q.split(":") for q in CLUSTER_RUNS["capacity"][1]
+                                        .split(",")))
+    # The CapacityScheduler's AM share is 0.5 (the mini cluster's maximum-am-resource-percent),
+    # the FairScheduler's maxAMShare 0.5 by default.
+    return {"fifo": Setting("fifo", max_am_share=0.5),
             "fair": Setting("fair", max_am_share=0.5),
             "capacity": Setting("capacity", capacity_queues=queues, max_am_share=0.5)}
 
