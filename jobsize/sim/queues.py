@@ -111,18 +111,19 @@ class KeyedQueue:
         tops = [e for e in (self._top(h) for h in self._heaps) if e is not None]
         return min(tops)[1] if tops else -1
 
-    def pick(self, node: int) -> tuple[int, int] | None:
-        """The first job whose next container fits ``node``, and that container's kind."""
+    def pick(self, node: int, *, ams: bool = True) -> tuple[int, int] | None:
+        """The first job whose next container fits ``node``, and that container's kind;
+        with ``ams`` False, no job waiting for its AM (the policy's own AM limit is reached)."""
         sim = self.sim
         heaps = self._heaps
-        if not heaps[0]:  # fast path: nobody waits for an AM
+        if not heaps[0] or not ams:  # fast path: nobody waits for an AM, or none may start
             top = self._top(heaps[1])
             if top is None:
                 return None
             kind = sim.next_kind(top[1], node)
             if kind >= 0:
                 return top[1], kind
-        blocked = [not sim.am_admissible(), False]
+        blocked = [not ams or not sim.am_admissible(), False]
         skipped: tuple[list[Entry], list[Entry]] = ([], [])
         found = None
         while True:

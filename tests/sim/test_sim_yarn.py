@@ -271,6 +271,23 @@ def test_capacity_lends_and_caps() -> None:
         CapacityQueue("x", 0.5, 0.4)
 
 
+def test_capacity_holds_each_queues_ams_to_its_share() -> None:
+    """A queue of two containers (max-capacity 0.25 of 8) with three jobs: under the
+    cluster-wide AM share alone two AMs would take both and wait for ever for a task; the
+    queue's own share (half its limit, at least one AM) runs them one at a time."""
+    jobs = make_jobs(3, submit_s=np.array([0.0, 0.1, 0.2]), queue="small", am_mb=1024)
+    w = from_task_lists("small", jobs, [[5.0, 5.0]] * 3, [[], [], []])
+    cluster = Cluster.homogeneous(1, 8192, 8)
+    policy = Capacity([CapacityQueue("small", 0.25, 0.25), CapacityQueue("big", 0.75)])
+    res = simulate(w, cluster, policy, record=True, am_startup_s=1.0)
+    assert res.jobs["finish_s"].notna().all()
+    att = res.attempts
+    ams = att[att.kind == AM]
+    for t in np.linspace(0, float(res.jobs["finish_s"].max()), 200):
+        assert ((ams.start_s <= t) & (ams.end_s > t)).sum() <= 1
+    assert (ams.sort_values("start_s").job.tolist()) == [0, 1, 2]
+
+
 def test_uber_job_runs_inside_its_am() -> None:
     jobs = make_jobs(1, uber=True)
     w = from_task_lists("uber", jobs, [[2.0, 3.0]], [[4.0]])

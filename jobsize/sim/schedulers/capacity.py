@@ -4,6 +4,11 @@ Free resources go to the queue with the lowest used/guaranteed ratio that has de
 below its maximum capacity, so idle capacity of one queue is lent to the others (and returns as
 their containers finish; this model does not preempt). Inside a queue jobs run FIFO or fair
 (lowest memory usage/weight first).
+
+The AM share (``maximum-am-resource-percent``, the simulation's ``max_am_share``) holds for each
+queue of its guaranteed capacity, as in Hadoop's CapacityScheduler, and a queue with no AM
+running may always start one: a small queue runs one job at a time rather than filling itself
+with AMs that wait for tasks it has no room for.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 
 from jobsize.errors import ConfigError
 from jobsize.sim.eventloop import Simulation
-from jobsize.sim.policy import EXTRA, Policy
+from jobsize.sim.policy import AM, EXTRA, Policy
 from jobsize.sim.queues import KeyedQueue
 
 
@@ -88,6 +93,8 @@ class Capacity(Policy):
         self.guaranteed = [q.capacity * total for q in self.specs]
         self.maximum = [q.max_capacity * total for q in self.specs]
         self.used = [0.0] * len(self.specs)
+        self.am_share = sim.am_limit0 / sim.total0 if sim.total0 else 1.0
+        self.am_used = [0.0] * len(self.specs)
         use0, use1, w = sim.use0, sim.use1, sim.jobs["weight"].to_numpy(float).tolist()
         self.queues = []
         for spec in self.specs:
@@ -102,12 +109,16 @@ class Capacity(Policy):
         q = self.qof[j]
         if kind != EXTRA:
             self.used[q] += self._amount(kind, j)  # a fair job's key grew: re-filed lazily
+        if kind == AM:
+            self.am_used[q] += self.sim.req0[AM][j]
 
     def on_release(self, j: int, kind: int, node: int, cid: int, elapsed_s: float,
                    completed: bool) -> None:
         q = self.qof[j]
         if kind != EXTRA:
             self.used[q] -= self._amount(kind, j)
+        if kind == AM:
+            self.am_used[q] -= self.sim.req0[AM][j]
         if self._fair[q]:
             self.queues[q].touch(j)
 
@@ -116,7 +127,21 @@ class Capacity(Policy):
                        key=lambda q: self.used[q] / self.guaranteed[q])
         for q in order:
             pick = self.queues[q].pick(node)
+            if pick is not None and pick[1] == AM and not self._am_fits(q, pick[0]):
+                pick = self.queues[q].pick(node, ams=False)
             if pick is not None and self.used[q] + self._amount(pick[1], pick[0]) \
                     <= self.maximum[q] + 1e-9:
                 return pick
         return None
+
+    def _am_fits(self, q: int, j: int) -> bool:
+        """Whether queue ``q``'s AM share has room for ``j``'s AM (always, with none running).
+
+        The share is of the queue's current limit, as the CapacityScheduler computes it: its
+        guaranteed capacity, or more while the cluster has room (up to its maximum)."""
+        used = self.am_used[q]
+        if not used:
+            return True
+        free = self.sim.total0 - sum(self.used) if not self.sim.cluster.slots else 0.0
+        limit = min(self.maximum[q], max(self.guaranteed[q], self.used[q] + free))
+        return used + self.sim.req0[AM][j] <= self.am_share * limit + 1e-9
