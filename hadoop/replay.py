@@ -35,10 +35,11 @@ REPLAY = "org.jobsize.hadoop.Replay"
 LINE = 100
 #: The queues jobs are given, and the CapacityScheduler's capacities (percent) for them.
 QUEUES = "prod:70,adhoc:30"
-#: How each scheduler is run on the mini cluster: the ResourceManager's scheduler, its capacity queues,
-#: and the queue of every job (None: the plan's, by size). FIFO is the CapacityScheduler with
-#: one queue (FIFO inside, AMs held to half the cluster): Hadoop's FifoScheduler limits no AM
-#: share, and on this workload its AMs took every container and none of them got a task.
+#: How each scheduler is run on the mini cluster: the ResourceManager's scheduler, its
+#: capacity queues, and the queue of every job (None: the plan's, by size). FIFO is the
+#: CapacityScheduler with one queue (FIFO inside, AMs held to half the cluster): Hadoop's
+#: FifoScheduler limits no AM share, and on this workload its AMs took every container and none
+#: of them got a task.
 CLUSTER_RUNS: dict[str, tuple[str, str, str | None]] = {
     "fifo": ("capacity", "default:100", "default"),
     "fair": ("fair", QUEUES, None),

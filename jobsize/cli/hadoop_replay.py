@@ -125,13 +125,11 @@ def settings() -> dict[str, Any]:
     from jobsize.hadoop.replay import CLUSTER_RUNS
     from jobsize.sim.fidelity import Setting
 
-    # Every job is one user's: the CapacityScheduler's user-limit-factor (1 by default) holds a
-    # user's jobs to their queue's capacity, whatever the queue's maximum.
-    queues = ",".join(f"{name}:{float(pct) / 100:g}:{float(pct) / 100:g}"
+    queues = ",".join(f"{name}:{float(pct) / 100:g}:1"
                       for name, pct in (q.split(":") for q in CLUSTER_RUNS["capacity"][1]
                                         .split(",")))
-    # The CapacityScheduler's AM share is 0.5 (the mini cluster's maximum-am-resource-percent),
-    # the FairScheduler's maxAMShare 0.5 by default.
+    # The CapacityScheduler's AM share is 0.5 (the mini cluster's maximum-am-resource-percent,
+    # of each queue), the FairScheduler's maxAMShare 0.5 by default.
     return {"fifo": Setting("fifo", max_am_share=0.5),
             "fair": Setting("fair", max_am_share=0.5),
             "capacity": Setting("capacity", capacity_queues=queues, max_am_share=0.5)}
