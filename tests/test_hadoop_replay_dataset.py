@@ -14,11 +14,13 @@ from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.fidelity import (
     Setting,
+    as_before,
     calibrate,
     compare,
     measured_response_s,
     simulated_response_s,
     summary,
+    transplant,
 )
 
 RUNS = datasets_dir() / "hadoop-replay"
@@ -76,3 +78,23 @@ def test_the_page_states_the_errors_the_runs_give(runs, fitted):
                             simulated_response_s(jobs, tasks, CLUSTER, settings()[name],
                                                  fitted)))
         assert f"{name}: {100 * s['median_abs_error']:.1f} % at the median" in text
+
+
+def test_the_page_states_the_predictions_from_the_fifo_run(runs, fitted):
+    """Fair and Capacity predicted from the FIFO run's attempts, and the baseline."""
+    text = " ".join((datasets_dir().parent / "docs" / "simulator" / "against-hadoop.md")
+                    .read_text().split())
+    fifo_jobs, fifo_tasks, _ = runs["fifo"]
+    predicted, baseline = [], []
+    for name in ("fair", "capacity"):
+        jobs, _, _ = runs[name]
+        measured = measured_response_s(jobs)
+        predicted.append(summary(compare(measured, simulated_response_s(
+            jobs, transplant(fifo_jobs, fifo_tasks, jobs), CLUSTER, settings()[name],
+            fitted)))["median_abs_error"])
+        baseline.append(summary(compare(measured, as_before(fifo_jobs, jobs)))
+                        ["median_abs_error"])
+    assert (f"within {100 * predicted[0]:.1f} % under Fair and {100 * predicted[1]:.1f} % "
+            "under Capacity") in text
+    assert f"is {100 * baseline[0]:.1f} % and {100 * baseline[1]:.1f} % off" in text
+    assert max(predicted) < 0.2 and all(p < b for p, b in zip(predicted, baseline, strict=True))

@@ -18,7 +18,9 @@ cluster spends that no task attempt records:
 
 :func:`calibrate` fits the three to one run's response times (a grid, the median absolute
 log error), to be checked on the runs it was not fitted on; :func:`history_times` shows what
-the histories themselves say of them.
+the histories themselves say of them. :func:`transplant` gives a run the attempts of another
+run of the same jobs: the model then predicts one scheduler's response times from a run under
+another, knowing of the predicted run only when its jobs were submitted.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
+from jobsize.errors import SimulationError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.schedulers import make_scheduler
@@ -88,6 +91,34 @@ def replayed(jobs: pd.DataFrame, tasks: pd.DataFrame) -> Workload:
     them (Hadoop records the Fair and Capacity schedulers' queue paths: ``root.adhoc``)."""
     leaf = jobs["queue"].astype("string").str.rsplit(".", n=1).str[-1]
     return from_tables(jobs.assign(queue=leaf), tasks, "cluster run")
+
+
+def same_jobs(source_jobs: pd.DataFrame, jobs: pd.DataFrame) -> dict[str, str]:
+    """Each job id of ``source_jobs`` → the id of the same job (by name) in ``jobs``."""
+    id_of = dict(zip(jobs["job_name"].astype(str), jobs["job_id"].astype(str), strict=True))
+    ids = {}
+    for source_id, name in zip(source_jobs["job_id"].astype(str),
+                               source_jobs["job_name"].astype(str), strict=True):
+        if name not in id_of:
+            raise SimulationError(f"job {source_id} ({name}) is not in the other run",
+                                  source="the runs compared")
+        ids[source_id] = id_of[name]
+    return ids
+
+
+def transplant(source_jobs: pd.DataFrame, source_tasks: pd.DataFrame,
+               jobs: pd.DataFrame) -> pd.DataFrame:
+    """``source_tasks`` (another run's attempts of the same jobs) under ``jobs``' ids: what
+    the model knows of a run it predicts from a run it has seen."""
+    ids = same_jobs(source_jobs, jobs)
+    return source_tasks.assign(job_id=source_tasks["job_id"].astype(str).map(ids))
+
+
+def as_before(source_jobs: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
+    """The baseline a simulator must beat: each job as long as it took in the other run."""
+    ids = same_jobs(source_jobs, jobs)
+    before = measured_response_s(source_jobs)
+    return pd.Series(before.to_numpy(), index=before.index.map(ids), name="simulated_s")
 
 
 def with_overhead(workload: Workload, overhead_s: float) -> Workload:

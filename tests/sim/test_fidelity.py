@@ -104,3 +104,28 @@ def test_history_times_are_the_medians_of_what_the_histories_show():
     assert times["launch_to_first_task_s"] == 1.5
     expected = np.median(jobs["finish_time_ms"].to_numpy() - last) / 1000
     assert times["last_task_to_finish_s"] == pytest.approx(expected, abs=0.01)
+
+
+def test_a_run_predicted_from_another_run_of_the_same_jobs():
+    """The other run's attempts, under this run's ids; a job it lacks is one line."""
+    from jobsize.errors import SimulationError
+    from jobsize.sim.fidelity import as_before, transplant
+
+    jobs, tasks = _measured(Setting("fair"), Constants(4.0, 1.0, 1.0))
+    other = jobs.assign(job_id=[f"job_2_{i:04d}" for i in range(len(jobs))],
+                        job_name=[f"swim-{i}" for i in range(len(jobs))])
+    jobs = jobs.assign(job_name=[f"swim-{i}" for i in range(len(jobs))])
+    moved = transplant(jobs, tasks, other)
+    assert set(moved["job_id"]) == set(other["job_id"])
+    assert (moved["finish_time_ms"] - moved["start_time_ms"]).tolist() == \
+        (tasks["finish_time_ms"] - tasks["start_time_ms"]).tolist()
+    # replayed under the other run's ids, the model answers as for the original
+    here = simulated_response_s(jobs, tasks, CLUSTER, Setting("fair"), Constants(4.0, 1.0, 1.0))
+    there = simulated_response_s(other, moved, CLUSTER, Setting("fair"),
+                                 Constants(4.0, 1.0, 1.0))
+    assert there.to_numpy() == pytest.approx(here.to_numpy())
+    baseline = as_before(jobs, other)
+    assert baseline.index.tolist() == other["job_id"].tolist()
+    assert baseline.to_numpy() == pytest.approx(measured_response_s(jobs).to_numpy())
+    with pytest.raises(SimulationError, match="swim-0"):
+        transplant(jobs, tasks, other.iloc[1:])
