@@ -206,8 +206,9 @@ def _compare(where: Path, out: Path, schedulers: tuple[str, ...], calibrate_on: 
 def _markdown(table: Any, constants: Any, calibrate_on: str,
               times: dict[str, dict[str, float]]) -> str:
     lines = [f"Constants fitted on the {calibrate_on} run: AM start-up "
-             f"{constants.am_startup_s:g} s, task overhead {constants.task_overhead_s:g} s, "
-             f"commit {constants.commit_s:g} s.", "",
+             f"{constants.am_startup_s:g} s plus {constants.am_startup_per_am_s:g} s per AM "
+             f"starting beside it, task overhead {constants.task_overhead_s:g} s, commit "
+             f"{constants.commit_s:g} s.", "",
              "| scheduler | attempts replayed | constants | jobs | median \\|error\\| | p90 "
              "\\|error\\| | median error | mean response measured / simulated (s) |",
              "|---|---|---|---:|---:|---:|---:|---:|"]

@@ -82,6 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="reduce slow-start: fraction of maps done before reduces start (0.05)")
     p.add_argument("--am-startup", type=float, default=0.0, metavar="S",
                    help="seconds from AM launch until it requests tasks (default 0)")
+    p.add_argument("--am-startup-per-am", type=float, default=0.0, metavar="S",
+                   help="seconds each AM still starting adds to a new AM's start-up (AM JVMs "
+                   "starting together share the machine; default 0)")
     p.add_argument("--max-am-share", type=float, default=0.5,
                    help="largest share of the cluster AMs may hold (default 0.5)")
     p.add_argument("--locality", metavar="REPLICAS[/REMOTE_S]", type=locality_spec,
@@ -279,6 +282,7 @@ def _sim_options(args: argparse.Namespace, seed: int) -> dict[str, object]:
     from jobsize.sim.stragglers import Stragglers
 
     options: dict[str, object] = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
+                                  "am_startup_per_am_s": args.am_startup_per_am,
                                   "max_am_share": args.max_am_share}
     if args.locality:
         replicas, remote_s = args.locality
@@ -515,7 +519,7 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     segmentation = Segmentation.parse(args.segments)
     method, alpha, beta = _rcp_method(args)
     options = {"slowstart": args.slowstart, "am_startup_s": args.am_startup,
-               "max_am_share": args.max_am_share}
+               "am_startup_per_am_s": args.am_startup_per_am, "max_am_share": args.max_am_share}
     t0 = time.perf_counter()
     with parallel_backend(args.backend, args.parallel, args.scheduler_address) as n_jobs, \
             progress_bar("reproducing", total=n_tasks(workload, names, segmentation)) \

@@ -1,8 +1,10 @@
 """The YARN container model: an event loop over nodes, containers and jobs.
 
 A job is submitted, asks for its ApplicationMaster container, and once the AM runs (after
-``am_startup_s``) asks for its map containers; its reduces are asked for when the completed
-fraction of maps reaches ``slowstart`` (``mapreduce.job.reduce.slowstart.completedmaps``, 0.05).
+``am_startup_s``, plus ``am_startup_per_am_s`` for each other AM still starting when it is
+launched: AM JVMs that start together share the machine) asks for its map containers; its
+reduces are asked for when the completed fraction of maps reaches ``slowstart``
+(``mapreduce.job.reduce.slowstart.completedmaps``, 0.05).
 A reduce started before the last map finished finishes at ``max(start + duration, maps_done +
 tail)`` (it shuffles while maps run). The job finishes when its last task does and releases its
 AM. Uber jobs run all their tasks one after another inside the AM container. In the MRv1 slot
@@ -79,6 +81,7 @@ class Simulation:
 
     def __init__(self, workload: Workload, cluster: Cluster, policy: Policy, *,
                  slowstart: float = 0.05, am_startup_s: float = 0.0,
+                 am_startup_per_am_s: float = 0.0,
                  max_am_share: float = 0.5, record: bool = False,
                  locality: BlockLocality | None = None,
                  stragglers: Stragglers | None = None) -> None:
@@ -86,11 +89,14 @@ class Simulation:
             raise ConfigError(f"reduce slow-start {slowstart!r} is not a fraction in [0, 1]")
         if not 0.0 < max_am_share <= 1.0:
             raise ConfigError(f"max AM share {max_am_share!r} is not a fraction in (0, 1]")
-        if am_startup_s < 0:
-            raise ConfigError(f"AM start-up time {am_startup_s!r} is negative")
+        if am_startup_s < 0 or am_startup_per_am_s < 0:
+            raise ConfigError(f"AM start-up time {am_startup_s!r} (+{am_startup_per_am_s!r} per "
+                              "AM starting) is negative")
         workload.check_fits(cluster)
         self.workload, self.cluster, self.policy = workload, cluster, policy
         self.slowstart, self.am_startup_s, self.record = slowstart, am_startup_s, record
+        self.am_startup_per_am_s = am_startup_per_am_s
+        self.am_starting = 0  # AMs launched whose start-up has not ended (uber jobs aside)
         self.slots = cluster.slots
         n = workload.n_jobs
         w = workload
@@ -147,6 +153,7 @@ class Simulation:
         self.am_node = [-1] * n
         self.am_cid = [-1] * n
         self.am_start = [math.nan] * n
+        self._am_delay = [0.0] * n  # each job's AM start-up, as it was launched
         self.finish = [math.nan] * n
         self._conts: list[dict[int, None]] = [{} for _ in range(n)]
         self._mdur: list[list[float] | None] = [None] * n
@@ -415,13 +422,16 @@ class Simulation:
             self._am_account(r0, r1)
             self.am_node[j] = node
             self.am_start[j] = now
+            delay = self.am_startup_s + self.am_startup_per_am_s * self.am_starting
+            self._am_delay[j] = delay
             if self.uber[j]:
                 w = self.workload
                 work = (float(w.map_s[w.map_off[j]:w.map_off[j + 1]].sum())
                         + float(w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].sum()))
-                cid = self._push(now + self.am_startup_s + work, (_UBER_DONE, j, node, now))
+                cid = self._push(now + delay + work, (_UBER_DONE, j, node, now))
             else:
-                cid = self._push(now + self.am_startup_s, (_AM_READY, j, node, now))
+                self.am_starting += 1
+                cid = self._push(now + delay, (_AM_READY, j, node, now))
             self.am_cid[j] = cid
             self.policy.on_launch(j, AM, node, cid)
             return
@@ -710,7 +720,7 @@ class Simulation:
 
     def _uber_done(self, j: int) -> None:
         if self.record:
-            w, t = self.workload, self.am_start[j] + self.am_startup_s
+            w, t = self.workload, self.am_start[j] + self._am_delay[j]
             node = self.am_node[j]
             for kind, durs in ((MAP, w.map_s[w.map_off[j]:w.map_off[j + 1]]),
                                (REDUCE, w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]])):
@@ -790,6 +800,7 @@ class Simulation:
                     self._task_done(seq, rec)
                 elif kind == _AM_READY:
                     events[seq] = rec  # the AM container stays alive until the job ends
+                    self.am_starting -= 1
                     self._am_ready(rec[1])
                 elif kind == _UBER_DONE:
                     self._uber_done(rec[1])
@@ -871,7 +882,8 @@ class Simulation:
         job), and how many events one instant can take (each ends a task, an AM or a
         wake-up)."""
         w = self.workload
-        work = float(w.map_s.sum() + w.reduce_s.sum()) + self.n * self.am_startup_s
+        work = float(w.map_s.sum() + w.reduce_s.sum()) + self.n * (
+            self.am_startup_s + self.am_startup_per_am_s * self.n)
         last = max(self.submit, default=0.0)
         return last + 10 * work + 60.0 * self.n + 3600.0, 4 * (w.n_tasks + self.n) + 10_000
 

@@ -5,22 +5,25 @@ attempts. The model replays the attempts' durations (:func:`jobsize.sim.traces.f
 under the same scheduler on the same cluster shape and answers each job's response time; the
 error of a job is simulated / measured − 1.
 
-What the model leaves out, it is given as three constants (:class:`Constants`), each a time a
-cluster spends that no task attempt records:
+What the model leaves out, it is given as four constants (:class:`Constants`), times a cluster
+spends that no task attempt records:
 
 - ``am_startup_s``: from the ApplicationMaster's container to its first task requests (the AM's
   JVM, job initialisation, split reading) — the model's ``am_startup_s``;
+- ``am_startup_per_am_s``: what each AM still starting adds to a new AM's start-up (AM JVMs
+  that start together share the machine's cores) — the model's ``am_startup_per_am_s``;
 - ``task_overhead_s``: from a container's allocation to its attempt's recorded start, and from
   the attempt's end to the container's release (heartbeats, the NodeManager's launch and
   clean-up), added to each attempt's duration;
 - ``commit_s``: from the last task's end to the job's end (the output commit, the history
   written), added to each job's finish.
 
-:func:`calibrate` fits the three to one run's response times (a grid, the median absolute
-log error), to be checked on the runs it was not fitted on; :func:`history_times` shows what
-the histories themselves say of them. :func:`transplant` gives a run the attempts of another
-run of the same jobs: the model then predicts one scheduler's response times from a run under
-another, knowing of the predicted run only when its jobs were submitted.
+:func:`calibrate` fits them to one run's response times (a grid, the mean absolute log
+error: the jobs that found the cluster idle count as much as the queued majority), to be
+checked on the runs it was not fitted on; :func:`history_times` shows what the histories
+themselves say of them. :func:`transplant` gives a run the attempts of another run of the same
+jobs: the model then predicts one scheduler's response times from a run under another, knowing
+of the predicted run only when its jobs were submitted.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Constants:
     am_startup_s: float = 0.0
     task_overhead_s: float = 0.0
     commit_s: float = 0.0
+    am_startup_per_am_s: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -138,6 +142,7 @@ def simulated_response_s(jobs: pd.DataFrame, tasks: pd.DataFrame, cluster: Clust
     policy = make_scheduler(setting.scheduler, capacity_queues=setting.capacity_queues)
     result = simulate(with_overhead(base, constants.task_overhead_s), cluster, policy,
                       slowstart=setting.slowstart, am_startup_s=constants.am_startup_s,
+                      am_startup_per_am_s=constants.am_startup_per_am_s,
                       max_am_share=setting.max_am_share)
     out = result.jobs
     return pd.Series(out["response_s"].to_numpy() + constants.commit_s,
@@ -164,29 +169,31 @@ def summary(frame: pd.DataFrame) -> dict[str, float]:
 
 #: The grid :func:`calibrate` searches, seconds.
 GRID: Mapping[str, tuple[float, ...]] = {
-    "am_startup_s": tuple(float(s) for s in range(0, 31, 2)),
-    "task_overhead_s": tuple(s / 2 for s in range(17)),
-    "commit_s": tuple(float(s) for s in range(9)),
+    "am_startup_s": tuple(float(s) for s in range(0, 21, 2)),
+    "am_startup_per_am_s": tuple(float(s) for s in range(7)),
+    "task_overhead_s": tuple(s / 2 for s in range(9)),
+    "commit_s": tuple(float(s) for s in range(6)),
 }
 
 
 def calibrate(jobs: pd.DataFrame, tasks: pd.DataFrame, cluster: Cluster, setting: Setting,
               grid: Mapping[str, Iterable[float]] = GRID) -> tuple[Constants, float]:
     """The constants of ``grid`` whose simulated response times are closest to the run's (the
-    median of |log(simulated / measured)|), and that median."""
+    mean of |log(simulated / measured)|), and that mean."""
     base = replayed(jobs, tasks)
     measured = measured_response_s(jobs)
     best: tuple[float, Constants] | None = None
     # The commit is added after the run: one simulation serves every commit of the grid.
-    for am, overhead in itertools.product(tuple(grid["am_startup_s"]),
-                                          tuple(grid["task_overhead_s"])):
+    for am, per_am, overhead in itertools.product(tuple(grid["am_startup_s"]),
+                                                  tuple(grid["am_startup_per_am_s"]),
+                                                  tuple(grid["task_overhead_s"])):
         simulated = simulated_response_s(jobs, tasks, cluster, setting,
-                                         Constants(am, overhead), workload=base)
+                                         Constants(am, overhead, 0.0, per_am), workload=base)
         frame = compare(measured, simulated)
         for commit in grid["commit_s"]:
             ratio = (frame["simulated_s"] + commit) / frame["measured_s"]
-            score = float(np.median(np.abs(np.log(ratio))))
+            score = float(np.mean(np.abs(np.log(ratio))))
             if best is None or score < best[0]:
-                best = (score, Constants(am, overhead, commit))
+                best = (score, Constants(am, overhead, commit, per_am))
     assert best is not None
     return best[1], best[0]

@@ -288,6 +288,25 @@ def test_capacity_holds_each_queues_ams_to_its_share() -> None:
     assert (ams.sort_values("start_s").job.tolist()) == [0, 1, 2]
 
 
+def test_am_start_up_grows_with_the_ams_starting_beside_it() -> None:
+    """Three AMs launched at once: each waits ``am_startup_s`` plus ``am_startup_per_am_s`` for
+    every AM already starting; one launched after the others are ready waits the base alone."""
+    jobs = make_jobs(4, submit_s=np.array([0.0, 0.0, 0.0, 20.0]), am_mb=1024)
+    w = from_task_lists("starts", jobs, [[2.0]] * 4, [[]] * 4)
+    cluster = Cluster.homogeneous(1, 16384, 16)
+    res = simulate(w, cluster, make_scheduler("fifo"), record=True, am_startup_s=5.0,
+                   am_startup_per_am_s=3.0, max_am_share=1.0)
+    att = res.attempts
+    first_task = att[att.kind == MAP].groupby("job").start_s.min()
+    assert first_task.tolist() == pytest.approx([5.0, 8.0, 11.0, 25.0])
+    plain = simulate(w, cluster, make_scheduler("fifo"), record=True, am_startup_s=5.0,
+                     max_am_share=1.0).attempts
+    assert plain[plain.kind == MAP].groupby("job").start_s.min().tolist() == \
+        pytest.approx([5.0, 5.0, 5.0, 25.0])
+    with pytest.raises(ConfigError):
+        simulate(w, cluster, make_scheduler("fifo"), am_startup_per_am_s=-1.0)
+
+
 def test_uber_job_runs_inside_its_am() -> None:
     jobs = make_jobs(1, uber=True)
     w = from_task_lists("uber", jobs, [[2.0, 3.0]], [[4.0]])
