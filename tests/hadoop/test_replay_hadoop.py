@@ -3,12 +3,10 @@ simulator run on what it measured."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 import requests
-from jobsize.hadoop.replay import QUEUES, ReplayJob, replay
+from jobsize.hadoop.replay import ReplayJob, replay
 
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.fidelity import (
@@ -27,21 +25,6 @@ PLAN = [
     ReplayJob("swim-maponly", 1.0, "adhoc", reduces=0, input_bytes=50_000,
               shuffle_ratio=0.0, output_ratio=3.0),
 ]
-
-
-@pytest.fixture(scope="module")
-def fair_cluster(tmp_path_factory):
-    from jobsize.hadoop import down, java_available, up
-
-    reason = java_available()
-    if reason:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    where = tmp_path_factory.mktemp("fair-cluster")
-    cluster = up(where, scheduler="fair", queues=QUEUES)
-    yield cluster
-    down(where)
 
 
 def test_the_resource_manager_runs_the_scheduler_asked_for(fair_cluster):
