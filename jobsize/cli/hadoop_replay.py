@@ -138,6 +138,7 @@ def settings() -> dict[str, Any]:
 def _compare(where: Path, out: Path, schedulers: tuple[str, ...], calibrate_on: str) -> str:
     import pandas as pd
 
+    from jobsize.atomic import atomic_write, atomic_write_text
     from jobsize.errors import ConfigError
     from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
     from jobsize.sim.cluster import Cluster
@@ -191,15 +192,16 @@ def _compare(where: Path, out: Path, schedulers: tuple[str, ...], calibrate_on: 
                          "load_after": run_meta["load_after"]})
     table = pd.DataFrame(rows)
     per_job = pd.concat(frames, ignore_index=True)
-    per_job.to_parquet(out / "fidelity.parquet", index=False)
+    with atomic_write(out / "fidelity.parquet") as handle:
+        per_job.to_parquet(handle, index=False)
     result = {"constants": constants.as_dict(), "calibrated_on": calibrate_on,
               "history_times": {s: history_times(*runs[s][:2]) for s in schedulers},
               "runs": {s: runs[s][2] for s in schedulers},
               "summary": table.to_dict(orient="records")}
-    (out / "fidelity.json").write_text(json.dumps(result, indent=2) + "\n")
+    atomic_write_text(out / "fidelity.json", json.dumps(result, indent=2) + "\n")
     _figure(per_job, out / "fidelity.png")
     text = _markdown(table, constants, calibrate_on, result["history_times"])
-    (out / "fidelity.md").write_text(text)
+    atomic_write_text(out / "fidelity.md", text)
     return text
 
 
