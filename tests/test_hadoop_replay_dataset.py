@@ -134,3 +134,23 @@ def test_the_page_states_what_one_constant_start_up_gives(runs, fitted):
         assert with_it < p90[-1] - 0.2
     assert f"made {100 * min(slow):.0f}-{100 * max(slow):.0f} % slow at the median" in text
     assert f"was then {100 * min(p90):.0f}-{100 * max(p90):.0f} %" in text
+
+
+def test_the_command_compares_the_bundled_runs(tmp_path, capsys):
+    """``jobsize hadoop replay --compare-only`` on the bundled runs: the report's files, and a
+    directory without runs is one line."""
+    from jobsize.cli import main
+
+    out = tmp_path / "check"
+    assert main(["hadoop", "replay", "--compare-only", "--runs", str(RUNS), "-o",
+                 str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "| fair | the fifo run's | fitted on fifo | 60 |" in report
+    assert {p.name for p in out.iterdir()} == {"fidelity.md", "fidelity.json",
+                                                "fidelity.parquet", "fidelity.png"}
+    result = json.loads((out / "fidelity.json").read_text())
+    assert result["calibrated_on"] == "fifo" and len(result["summary"]) == 10
+    code = main(["hadoop", "replay", "--compare-only", "--runs", str(tmp_path / "none"),
+                 "-o", str(tmp_path / "x")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no fifo run here" in err[0]
