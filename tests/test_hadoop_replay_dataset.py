@@ -8,9 +8,8 @@ import json
 import pytest
 
 from jobsize.bundled import datasets_dir
-from jobsize.cli.hadoop_replay import SCHEDULERS, settings
+from jobsize.cli.hadoop_replay import SCHEDULERS, read_run, settings
 from jobsize.errors import SimulationError
-from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.fidelity import (
     Setting,
@@ -27,15 +26,9 @@ RUNS = datasets_dir() / "hadoop-replay"
 CLUSTER = Cluster.homogeneous(2, 4096, 4)
 
 
-def _run(name: str):
-    path = RUNS / f"{name}.parquet"
-    return (read_trace(path), read_trace(tasks_path(path), columns=TASK_COLUMNS),
-            json.loads((RUNS / f"{name}.run.json").read_text()))
-
-
 @pytest.fixture(scope="module")
 def runs():
-    return {name: _run(name) for name in SCHEDULERS}
+    return {name: read_run(RUNS, name) for name in SCHEDULERS}
 
 
 @pytest.fixture(scope="module")

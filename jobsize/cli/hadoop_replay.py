@@ -81,10 +81,11 @@ def _plan(args: argparse.Namespace) -> list[Any]:
 
 
 def _run_on_cluster(args: argparse.Namespace, out: Path) -> None:
-    import platform
+    import os
     import time
 
     from jobsize.atomic import atomic_write_text
+    from jobsize.benchtrace.tracedir import machine
     from jobsize.hadoop import down, up
     from jobsize.hadoop.replay import CLUSTER_RUNS, replay
     from jobsize.progress import progress_bar
@@ -106,17 +107,25 @@ def _run_on_cluster(args: argparse.Namespace, out: Path) -> None:
                 "jobs": args.jobs, "data_scale": args.data_scale,
                 "time_scale": args.time_scale, "rm_scheduler": rm_scheduler, "queues": queues,
                 "cluster": f"{cluster.nodemanagers}x{cluster.nm_memory_mb}x{cluster.nm_vcores}",
-                "hadoop": cluster.hadoop_version, "machine": platform.node(),
+                "hadoop": cluster.hadoop_version, "machine": machine(),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                "wall_s": round(time.time() - started, 1), "load_after": _load()}
+                "wall_s": round(time.time() - started, 1),
+                "load_after": round(os.getloadavg()[0], 2)}
         atomic_write_text(out / f"{scheduler}.run.json", json.dumps(meta, indent=2) + "\n")
         print(f"{scheduler}: {len(jobs)} jobs in {meta['wall_s']:.0f} s", file=sys.stderr)
 
 
-def _load() -> float:
-    import os
+def read_run(where: Path, scheduler: str) -> tuple[Any, Any, dict[str, Any]]:
+    """A run of ``where``: its job records, task attempts and how it was made."""
+    from jobsize.errors import ConfigError
+    from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 
-    return round(os.getloadavg()[0], 2)
+    path = where / f"{scheduler}.parquet"
+    if not path.exists():
+        raise ConfigError(f"no {scheduler} run here (run without --compare-only first)",
+                          source=path)
+    return (read_trace(path), read_trace(tasks_path(path), columns=TASK_COLUMNS),
+            json.loads((where / f"{scheduler}.run.json").read_text()))
 
 
 def settings() -> dict[str, Any]:
@@ -139,8 +148,6 @@ def _compare(where: Path, out: Path, schedulers: tuple[str, ...], calibrate_on: 
     import pandas as pd
 
     from jobsize.atomic import atomic_write, atomic_write_text
-    from jobsize.errors import ConfigError
-    from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
     from jobsize.sim.cluster import Cluster
     from jobsize.sim.fidelity import (
         Constants,
@@ -154,14 +161,7 @@ def _compare(where: Path, out: Path, schedulers: tuple[str, ...], calibrate_on: 
         transplant,
     )
 
-    runs = {}
-    for s in dict.fromkeys((calibrate_on, *schedulers)):
-        path = where / f"{s}.parquet"
-        if not path.exists():
-            raise ConfigError(f"no {s} run here (run without --compare-only first)",
-                              source=path)
-        runs[s] = (read_trace(path), read_trace(tasks_path(path), columns=TASK_COLUMNS),
-                   json.loads((where / f"{s}.run.json").read_text()))
+    runs = {s: read_run(where, s) for s in dict.fromkeys((calibrate_on, *schedulers))}
     meta = runs[calibrate_on][2]
     nodes, mem, vcores = (int(x) for x in meta["cluster"].split("x"))
     cluster = Cluster.homogeneous(nodes, mem, vcores)
