@@ -42,12 +42,15 @@ class Late:
         """Among running attempts ``(container, elapsed s, progress)`` of one job and kind (none
         of them copied), the one to copy, or -1. ``mean_done_s``: the mean duration of the
         job's completed tasks of that kind (NaN: none completed yet — no copy)."""
-        if not attempts or math.isnan(mean_done_s):
+        # An attempt launched this instant has no rate yet: LATE cannot judge it, and an
+        # infinite rate would make the percentile NaN.
+        timed = [a for a in attempts if a[1] > 0]
+        if not timed or math.isnan(mean_done_s):
             return -1
-        rates = np.array([p / e if e > 0 else np.inf for _, e, p in attempts])
+        rates = np.array([p / e for _, e, p in timed])
         threshold = np.percentile(rates, self.slow_percentile)
         best, best_left = -1, mean_done_s
-        for (cid, elapsed, progress), rate in zip(attempts, rates.tolist(), strict=True):
+        for (cid, elapsed, progress), rate in zip(timed, rates.tolist(), strict=True):
             if elapsed < self.lag_s or rate > threshold:
                 continue
             left = np.inf if progress <= 0 else elapsed * (1 - progress) / progress

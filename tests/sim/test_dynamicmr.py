@@ -4,6 +4,7 @@ PreScheduling, on the Hadoop 1.x baseline."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -206,3 +207,15 @@ def test_a_heavy_task_passes_a_light_load_line(name) -> None:
     w = from_task_lists("heavy", make_jobs(1), [[]], [[5.0]])
     res = simulate(w, Cluster.mrv1(4, 2, 3, slot_weights=(1, 2)), make_scheduler(name))
     assert res.jobs.finish_s[0] == 5.0
+
+
+def test_late_never_copies_an_attempt_launched_this_instant() -> None:
+    # Two attempts of no elapsed time had an infinite rate each: the percentile became NaN, no
+    # rate exceeded it, and with lag 0 the attempt just launched (time left ∞) was copied.
+    # Found by the slow invariant search (dynamicmr-eager, LATE with lag 0).
+    late = Late(lag_s=0.0)
+    attempts = [(1, 0.0, 0.0), (2, 0.0, 0.0), (3, 50.0, 0.1), (4, 50.0, 0.9)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert late.straggler(attempts, mean_done_s=20.0) == 3
+        assert late.straggler(attempts[:2], mean_done_s=20.0) == -1
