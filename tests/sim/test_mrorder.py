@@ -7,6 +7,7 @@ follows from it by hand: T^M = (5, 1, 1.5, 18), T^R = (4, 2, 10, 12).
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from jobsize.sim.schedulers.job_order import (
     two_stage_makespan,
 )
 from jobsize.sim.schedulers.mrorder import MROrder
+from jobsize.sim.size_sources import ExactSizes, SizeSource
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 FIG33 = [PhaseJob(10, 4, 2, 8), PhaseJob(4, 2, 4, 2), PhaseJob(2, 6, 4, 10), PhaseJob(24, 6, 6, 8)]
@@ -125,6 +127,25 @@ def test_theorem_3_3_eight_slot_example() -> None:
 def test_batch_orders_in_the_simulator(name, finish) -> None:
     res = simulate(fig33_workload(), Cluster.mrv1(1, 8, 4), make_scheduler(name), slowstart=1.0)
     assert res.jobs.finish_s.tolist() == finish
+
+
+class ProbedExact(SizeSource):
+    """Exact sizes known 3, 1, 6 and 2 s after submission (as if probed)."""
+
+    name = "exact, probed"
+
+    def estimate(self, workload):
+        est = ExactSizes().estimate(workload)
+        return replace(est, known_after_s=np.array([3.0, 1.0, 6.0, 2.0]))
+
+
+def test_a_batch_is_ordered_once_every_estimate_is_known() -> None:
+    # Figure 3.3's batch probed: MK_JR orders all four jobs at 6 s (the last estimate), as
+    # it orders them at 0 with exact sizes — not job 2 alone at 1 s, then the rest.
+    pol = MROrder(ProbedExact(), algorithm="mk_jr", trigger="batch", sim_jobs=0, name="mk_jr")
+    res = simulate(fig33_workload(), Cluster.mrv1(1, 8, 4), pol, slowstart=1.0)
+    assert pol.rounds == [(6.0, 4, "MK_JR")]
+    assert res.jobs.finish_s.tolist() == [6 + t for t in (40, 4, 16, 40)]
 
 
 def test_online_mrorder_rounds() -> None:

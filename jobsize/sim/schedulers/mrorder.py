@@ -12,7 +12,8 @@ one (J_A) are ordered and dispatched behind those already dispatched (§3.4.2):
 - **policy module**: when rounds happen —
 
   - ``"batch"``: the offline setting of §3.3 — jobs submitted at the same instant form one
-    batch, ordered at once (MK_JR, MK_TCT_JR and TCT of Figs 3.4-3.5);
+    batch, ordered at once when every one's estimate is known (MK_JR, MK_TCT_JR and TCT of
+    Figs 3.4-3.5; an order of the first jobs probed alone is not the batch's order);
   - ``"fti"``, TP-FTI (Algorithm 3): every ``interval_s`` (Δt; the thesis finds 230-350 s
     suitable);
   - ``"ati"``, TP-ATI (Algorithm 4, the default): wait ``t_wait = max(Δt, T_A)`` after a round,
@@ -121,10 +122,11 @@ class MROrder(Policy):
 
     def _plan_round(self) -> None:
         """Make sure a round comes: at the nominal next round (empty rounds in between would
-        each have waited Δt), or — for batches — when the new jobs' estimates are known."""
+        each have waited Δt), or — for batches — when all the waiting jobs' estimates are
+        known."""
         now = self.sim.now
         if self.trigger == "batch":
-            when = max(now, min(self.known_at[j] for j in self.waiting))
+            when = max(now, max(self.known_at[j] for j in self.waiting))
         elif self.trigger == "pnj":
             known = sorted(self.known_at[j] for j in self.waiting)
             if len(known) >= self.n0:  # when the n0-th waiting job's estimate is known
@@ -138,7 +140,8 @@ class MROrder(Policy):
             if when < now:
                 when += math.ceil((now - when) / self.interval_s) * self.interval_s
         if self._wake >= 0:
-            if self._wake_at <= when:
+            # a batch waits for its last estimate; other rounds come at the earliest planned
+            if self._wake_at == when or (self._wake_at < when and self.trigger != "batch"):
                 return
             self.sim.cancel(self._wake)
         self._wake, self._wake_at = self.sim.wake_at(when, "round"), when
