@@ -10,6 +10,8 @@ from jobsize.errors import ConfigError
 from jobsize.progress import progress_bar
 
 REPRODUCTIONS = ("mrorder", "dynamicmr", "rasooli")
+#: the reproductions whose schedulers need sizes: run on exact and on predicted ones
+SIZED = ("mrorder", "rasooli")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +39,15 @@ def run_reproduction(args: argparse.Namespace, *, cost_model: object, seed: int)
             options["replications"] = args.replications
         else:
             options["seeds"] = tuple(range(args.replications))
+    if args.size_source and args.reproduce not in SIZED:
+        raise ConfigError(f"--size-source: --reproduce {args.reproduce} schedules without "
+                          f"sizes (it applies to {' and '.join(SIZED)})")
+    if args.reproduce in SIZED:
+        from jobsize.sim.predicted import ProbeCost, parse_size_source
+
+        options["predicted"] = parse_size_source(
+            args.size_source or "errors", seed=seed,
+            probe=ProbeCost(startup_s=args.probe_startup), reference=args.reference)
     with progress_bar(f"reproducing {args.reproduce}",
                       total=module.n_tasks(swim, **options)) as advance:
         result = module.run(swim, n_jobs=args.parallel, advance=advance, **options)
@@ -44,6 +55,8 @@ def run_reproduction(args: argparse.Namespace, *, cost_model: object, seed: int)
                f"--workload {shlex.quote(str(args.workload))}")
     if args.replications is not None:
         command += f" --replications {args.replications}"
+    if args.size_source:
+        command += f" --size-source {shlex.quote(args.size_source)}"
     command += f" -o {shlex.quote(str(args.output))}"
     path = module.write_report(result, args.output, command)
     print(path.read_text())

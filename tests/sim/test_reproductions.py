@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from jobsize.cli import main
@@ -10,8 +11,9 @@ from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.locality import BlockLocality
 from jobsize.sim.reproductions import dynamicmr, mrorder, rasooli
-from jobsize.sim.reproductions.report import PURDUE, benchmark_jobs
+from jobsize.sim.reproductions.report import KNOWLEDGE, PURDUE, benchmark_jobs
 from jobsize.sim.schedulers import FIFO
+from jobsize.sim.size_sources import LognormalSizes
 from jobsize.sim.workload import from_task_lists, make_jobs
 
 
@@ -29,11 +31,14 @@ def test_facebook_sw_follows_table_3_3() -> None:
     assert mrorder.facebook_sw(3, seed=0).n_jobs == 150
 
 
-def test_offline_orders_against_the_unoptimised_one() -> None:
-    out = mrorder.offline(mrorder.testbed(10, seed=0))
-    assert set(out) == {"arrival", "unoptimised", "mk_jr", "mk_tct_jr", "tct"}
-    assert out["mk_jr"][0] < out["unoptimised"][0]  # Johnson beats its reverse
-    assert out["tct"][1] < out["unoptimised"][1]
+def test_offline_orders_against_the_unoptimised_one_on_exact_and_predicted_sizes() -> None:
+    out = mrorder.offline(mrorder.testbed(10, seed=0), LognormalSizes(1.0, seed=0))
+    assert set(out) == {("arrival", "none"), ("unoptimised", "none")} | {
+        (order, knowledge) for order in mrorder.ORDERED for knowledge in KNOWLEDGE}
+    assert out["mk_jr", "exact"][0] < out["unoptimised", "none"][0]  # Johnson beats its reverse
+    assert out["tct", "exact"][1] < out["unoptimised", "none"][1]
+    # the predicted sizes reach the orderings: wrong sizes, another order, another makespan
+    assert out["mk_jr", "predicted"] != out["mk_jr", "exact"]
 
 
 def test_compressed_swim_arrivals_reach_the_load(shared) -> None:
@@ -97,6 +102,29 @@ def test_cli_reproduce_rasooli(tmp_path, capsys) -> None:
     assert (tmp_path / "summary.csv").exists()
     assert "jobsize simulate --reproduce rasooli --workload FB-2009 --replications 1" in text
     assert "FB-2009 first 200" in text  # the bundled SWIM day, the default workload
+    # by default the predicted sizes are jobsize's measured errors
+    assert "- MyALG predicted: prequential errors of reference.parquet" in text
+    assert "| exact sizes | predicted sizes |" in text
+
+
+def test_cli_reproduce_rasooli_on_another_size_source(tmp_path, capsys) -> None:
+    assert main(["--quiet", "simulate", "--reproduce", "rasooli", "--replications", "1",
+                 "--size-source", "lognormal:2", "-o", str(tmp_path)]) == 0
+    text = (tmp_path / "report.md").read_text()
+    assert "--replications 1 --size-source lognormal:2 -o" in text
+    assert "- MyALG predicted: lognormal(σ=2" in text
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    mine = runs[runs.scheduler.isin(["MyALG", "MyALG predicted"])].pivot_table(
+        index=["benchmark", "seed"], columns="scheduler", values="mean_completion_s")
+    assert (mine["MyALG"] != mine["MyALG predicted"]).any()  # the sizes reached the LP
+
+
+def test_size_source_of_a_reproduction_without_sizes_is_one_line(tmp_path, capsys) -> None:
+    assert main(["simulate", "--reproduce", "dynamicmr", "--size-source", "exact",
+                 "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--size-source" in err and "dynamicmr" in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "report.md").exists()
 
 
 @pytest.mark.slow

@@ -23,6 +23,12 @@ Three experiments, on the thesis's cluster of 19 slaves × (3 map + 1 reduce slo
 
 Reduces start when all their job's maps are done (slow-start 1.0, the model of §3.3.1 that Fig
 3.3 follows). Completion times are measured from submission (all 0 offline).
+
+Every ordering runs twice: on the exact task times (the thesis's setting: MREstimator's
+estimates taken as right) and on jobsize's predictions
+(:func:`~jobsize.sim.reproductions.report.predicted_source`: the errors its models make, each
+job's estimate known once its probe has run; a batch is ordered when its last estimate is
+known). The baselines (arrival order, the unoptimised order, FIFO) need no sizes.
 """
 
 from __future__ import annotations
@@ -40,10 +46,20 @@ from joblib import delayed
 from jobsize.sim.backends import ordered_results
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
-from jobsize.sim.reproductions.report import PURDUE, benchmark_jobs, provenance, table, write
+from jobsize.sim.reproductions.report import (
+    KNOWLEDGE,
+    PURDUE,
+    benchmark_jobs,
+    knowledge_sources,
+    predicted_source,
+    provenance,
+    table,
+    write,
+)
 from jobsize.sim.schedulers import FIFO
 from jobsize.sim.schedulers.job_order import mk_jr, phase_loads
 from jobsize.sim.schedulers.mrorder import MROrder
+from jobsize.sim.size_sources import SizeSource
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 CLUSTER = Cluster.mrv1(19, 3, 1)
@@ -69,6 +85,8 @@ PAPER = {
     "online_fb": "makespan about +3 %, total completion time up to +176 %",
 }
 ORDERED = ("mk_jr", "mk_tct_jr", "tct")
+#: the knowledge of a baseline that needs no sizes
+NONE = "none"
 
 
 def facebook_sw(scale: int = 1, seed: int = 0) -> Workload:
@@ -127,23 +145,31 @@ def _measure(w: Workload, policy) -> tuple[float, float]:
     return float(res.jobs.finish_s.max()), float(res.jobs.response_s.sum())
 
 
-def offline(w: Workload) -> dict[str, tuple[float, float]]:
-    """(makespan, total completion time) of the arrival order, the unoptimised (reverse
-    Johnson) order and the three orderings."""
+Measured = dict[tuple[str, str], tuple[float, float]]
+
+
+def offline(w: Workload, predicted: SizeSource) -> Measured:
+    """(order, knowledge) -> (makespan, total completion time) of the arrival order, the
+    unoptimised (reverse Johnson) order and the three orderings on each knowledge."""
     tm, tr = phase_loads(w.map_work_s(), w.reduce_work_s(), *CLUSTER.total)
-    out = {"arrival": _measure(w, FIFO()),
-           "unoptimised": _measure(reordered(w, mk_jr(tm, tr)[::-1]), FIFO())}
-    for name in ORDERED:
-        out[name] = _measure(w, MROrder(algorithm=name, trigger="batch", sim_jobs=0, name=name))
+    out = {("arrival", NONE): _measure(w, FIFO()),
+           ("unoptimised", NONE): _measure(reordered(w, mk_jr(tm, tr)[::-1]), FIFO())}
+    for knowledge, source in knowledge_sources(predicted).items():
+        for name in ORDERED:
+            out[name, knowledge] = _measure(w, MROrder(source, algorithm=name, trigger="batch",
+                                                       sim_jobs=0, name=name))
     return out
 
 
-def online(w: Workload) -> dict[str, tuple[float, float]]:
-    """FIFO in arrival order against MROrder's online policies."""
-    return {"fifo": _measure(w, FIFO()),
-            "ati-tct": _measure(w, MROrder(objective="tct")),
-            "fti-tct": _measure(w, MROrder(objective="tct", trigger="fti", interval_s=230.0)),
-            "ati-makespan": _measure(w, MROrder())}
+def online(w: Workload, predicted: SizeSource) -> Measured:
+    """FIFO in arrival order against MROrder's online policies on each knowledge."""
+    out = {("fifo", NONE): _measure(w, FIFO())}
+    for knowledge, source in knowledge_sources(predicted).items():
+        out["ati-tct", knowledge] = _measure(w, MROrder(source, objective="tct"))
+        out["fti-tct", knowledge] = _measure(w, MROrder(source, objective="tct", trigger="fti",
+                                                        interval_s=230.0))
+        out["ati-makespan", knowledge] = _measure(w, MROrder(source))
+    return out
 
 
 @dataclass
@@ -156,15 +182,19 @@ class Result:
     meta: dict[str, object] = field(default_factory=dict)
 
 
-def _rows(kind: str, label: str, seed: int, measured: dict[str, tuple[float, float]]) -> list:
-    return [{"experiment": kind, "workload": label, "seed": seed, "order": k, "makespan_s": m,
-             "total_completion_s": t} for k, (m, t) in measured.items()]
+def _rows(kind: str, label: str, seed: int, measured: Measured) -> list:
+    return [{"experiment": kind, "workload": label, "seed": seed, "order": k,
+             "knowledge": knowledge, "makespan_s": m, "total_completion_s": t}
+            for (k, knowledge), (m, t) in measured.items()]
 
 
 def run(swim: Workload | None = None, *, seeds: Sequence[int] = (0, 1, 2, 3, 4),
         swim_sizes: Sequence[int] = (50, 100, 150, 200, 250, 300, 350, 400), n_jobs: int = 1,
-        advance: Callable[..., None] | None = None) -> Result:
-    """All three experiments; the SWIM part only with a ``swim`` workload."""
+        advance: Callable[..., None] | None = None,
+        predicted: SizeSource | None = None) -> Result:
+    """All three experiments; the SWIM part only with a ``swim`` workload. ``predicted``: the
+    size source of the predicted knowledge (:func:`predicted_source`'s default if None)."""
+    source = predicted_source(predicted)
     tasks = []
     for seed in seeds:
         for n in (10, 20, 30):
@@ -182,36 +212,42 @@ def run(swim: Workload | None = None, *, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                               (compressed, swim, n)))
     rows: list[dict] = []
     t0 = time.perf_counter()
-    jobs = (delayed(_task)(kind, label, seed, fn, build) for kind, label, seed, fn, build in tasks)
+    jobs = (delayed(_task)(kind, label, seed, fn, build, source)
+            for kind, label, seed, fn, build in tasks)
     for out in ordered_results(jobs, n_jobs):
         rows += out
         if advance is not None:
             advance(1)
     frame = pd.DataFrame(rows)
     meta = {"elapsed_s": time.perf_counter() - t0, "swim": swim.name if swim else None,
-            "tasks": len(tasks)}
+            "tasks": len(tasks), "predicted": source.name}
     return Result(frame[frame.experiment == "testbed"].reset_index(drop=True),
                   frame[frame.experiment == "facebook"].reset_index(drop=True),
                   frame[frame.experiment.str.startswith("online")].reset_index(drop=True), meta)
 
 
 def n_tasks(swim: Workload | None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
-            swim_sizes: Sequence[int] = (50, 100, 150, 200, 250, 300, 350, 400)) -> int:
+            swim_sizes: Sequence[int] = (50, 100, 150, 200, 250, 300, 350, 400),
+            predicted: SizeSource | None = None) -> int:
+    """How many joblib tasks :func:`run` runs (a progress bar's total)."""
     n = 6 * len(seeds) + 3 * len(seeds[:3])
     return n + (2 * sum(s <= swim.n_jobs for s in swim_sizes) if swim is not None else 0)
 
 
-def _task(kind: str, label: str, seed: int, fn, build) -> list:
+def _task(kind: str, label: str, seed: int, fn, build, predicted: SizeSource) -> list:
     w = build[0](*build[1:])
-    return _rows(kind, label, seed, fn(w))
+    return _rows(kind, label, seed, fn(w, predicted))
 
 
 # ---------------------------------------------------------------------------------------------
 # the report
 
 
-def speedups(frame: pd.DataFrame, base: str, metric: str) -> pd.DataFrame:
-    """Per workload: mean over seeds of base / order for ``metric``, one column per order."""
+def speedups(frame: pd.DataFrame, base: str, metric: str,
+             knowledge: str = "exact") -> pd.DataFrame:
+    """Per workload: mean over seeds of base / order for ``metric``, one column per order (the
+    orderings on ``knowledge``)."""
+    frame = frame[frame.knowledge.isin((NONE, knowledge))]
     wide = frame.pivot_table(index=["workload", "seed"], columns="order", values=metric,
                              sort=False)
     ratio = wide.rdiv(wide[base], axis=0)
@@ -226,6 +262,7 @@ def report(result: Result, command: str) -> str:
     w(provenance(command, float(result.meta["elapsed_s"])))  # type: ignore[arg-type]
     w(f"- cluster: {CLUSTER.describe()} (the thesis's EC2 testbed: 19 slaves × 3/1 slots)\n")
     w("- reduces start when all maps of their job are done (slow-start 1.0, §3.3.1's model)\n")
+    w(f"- sizes: exact, and predicted ({result.meta.get('predicted', 'predicted')})\n")
     w("- speedup = the baseline's makespan (or total completion time) ÷ the order's; the mean "
       "over seeds\n\n")
     for title, frame, note, bases in (
@@ -234,26 +271,29 @@ def report(result: Result, command: str) -> str:
             ("Offline, synthetic Facebook workloads (Fig 3.5)", result.facebook,
              "Table 3.3's SW", ("unoptimised",))):
         w(f"## {title}\n\n{note}; seeds {sorted(set(frame.seed))}.\n\n")
-        for base in bases:
-            for metric, label in (("makespan_s", "Makespan"),
-                                  ("total_completion_s", "Total completion time")):
-                w(f"{label} speedup over the {base} order"
-                  f"{' (reverse Johnson)' if base == 'unoptimised' else ' (not in the thesis)'}"
-                  ":\n\n" + table(speedups(frame, base, metric)) + "\n")
-    on = result.online
+        for knowledge in KNOWLEDGE:
+            for base in bases:
+                for metric, label in (("makespan_s", "Makespan"),
+                                      ("total_completion_s", "Total completion time")):
+                    w(f"{label} speedup over the {base} order"
+                      f"{' (reverse Johnson)' if base == 'unoptimised' else ' (not in the thesis)'}"
+                      f", {knowledge} sizes:\n\n"
+                      + table(speedups(frame, base, metric, knowledge)) + "\n")
     w("## Online (Table 3.4, Fig 3.9)\n\n")
     w("PITCT = FIFO's total completion time ÷ MROrder's − 1 (%); TP-ATI Δt = 10 s, TP-FTI "
       "Δt = 230 s, both ordering for the total completion time (SIM up to 7 jobs, else TCT).\n\n")
-    pit = _online_table(on)
-    w(table(pit, digits=4))
-    w("\n## Beside the thesis\n\n")
-    w(_beside(result, pit))
+    pits = {k: _online_table(result.online, k) for k in KNOWLEDGE}
+    for knowledge, pit in pits.items():
+        w(f"With {knowledge} sizes:\n\n" + table(pit, digits=4) + "\n")
+    w("## Beside the thesis\n\n")
+    w(_beside(result, pits))
     return buf.getvalue()
 
 
-def _online_table(on: pd.DataFrame) -> pd.DataFrame:
+def _online_table(on: pd.DataFrame, knowledge: str = "exact") -> pd.DataFrame:
     if on.empty:
         return pd.DataFrame()
+    on = on[on.knowledge.isin((NONE, knowledge))]
     wide = on.pivot_table(index=["experiment", "workload", "seed"], columns="order",
                           values=["makespan_s", "total_completion_s"], sort=False)
     tct, mk = wide["total_completion_s"], wide["makespan_s"]
@@ -272,11 +312,14 @@ def _online_table(on: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _beside(result: Result, pit: pd.DataFrame) -> str:
-    tb = speedups(result.testbed, "unoptimised", "makespan_s").set_index("workload")
-    fb_mk = speedups(result.facebook, "unoptimised", "makespan_s").set_index("workload")
-    fb_tct = result.facebook.pivot_table(index=["workload", "seed"], columns="order",
-                                         values="total_completion_s", sort=False)
+def _measures(result: Result, knowledge: str, pit: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(measure, the thesis's number, this run's) of the headline claims on ``knowledge``."""
+    tb = speedups(result.testbed, "unoptimised", "makespan_s", knowledge).set_index("workload")
+    fb_mk = speedups(result.facebook, "unoptimised", "makespan_s", knowledge).set_index(
+        "workload")
+    facebook = result.facebook[result.facebook.knowledge == knowledge]
+    fb_tct = facebook.pivot_table(index=["workload", "seed"], columns="order",
+                                  values="total_completion_s", sort=False)
     ratio = (fb_tct["mk_jr"] / fb_tct["mk_tct_jr"]).groupby(level="workload", sort=False).mean()
     rows = [
         ("MK_JR makespan gain, testbed 20 jobs (Fig 3.4)", PAPER["testbed_mk_jr_makespan"],
@@ -300,8 +343,14 @@ def _beside(result: Result, pit: pd.DataFrame) -> str:
                              "best PITCT (TP-ATI)", PAPER["online_fb"],
                              f"{sw['ati_makespan_gain_pct'].mean():.1f} % / "
                              f"{sw['ati_pitct_pct'].max():.1f} %"))
-    lines = ["| measure | thesis | this run |", "|---|---|---|"]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return rows
+
+
+def _beside(result: Result, pits: dict[str, pd.DataFrame]) -> str:
+    exact, predicted = (_measures(result, k, pits[k]) for k in KNOWLEDGE)
+    lines = ["| measure | thesis | exact sizes | predicted sizes |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {p[2]} |"
+              for (a, b, c), p in zip(exact, predicted, strict=True)]
     return "\n".join(lines) + "\n"
 
 

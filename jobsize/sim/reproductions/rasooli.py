@@ -23,6 +23,9 @@ intervals.
 priorities as weights, delay scheduling) of Hadoop 1.x, and the adaptive scheduler
 (:class:`~jobsize.sim.schedulers.rasooli.RasooliDown`); as ablations, FAIR and the adaptive
 scheduler without the min shares (priorities kept), which isolates the class routing.
+The adaptive scheduler runs on exact execution times and, as ``MyALG predicted``, on jobsize's
+predictions (:func:`~jobsize.sim.reproductions.report.predicted_source`: each job's estimate
+known once its probe has run, the job classified then).
 **Metrics** (§5; the formulas are lost
 from the text — the reading of :func:`metrics`): mean completion time, min-share
 dissatisfaction and fairness averaged over time, locality (share of maps node-local).
@@ -44,9 +47,10 @@ from jobsize.sim.backends import ordered_results
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
 from jobsize.sim.locality import BlockLocality
-from jobsize.sim.reproductions.report import provenance, table, write
+from jobsize.sim.reproductions.report import predicted_source, provenance, table, write
 from jobsize.sim.schedulers.mrv1 import HadoopMRv1
 from jobsize.sim.schedulers.rasooli import EXP1_USERS, RasooliDown
+from jobsize.sim.size_sources import SizeSource
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 CLUSTER = Cluster.parse("1x2x2+2x2x2@2/1+2x4x4+1x4x4@1.68/0.84", slots=True)
@@ -84,6 +88,8 @@ PAPER_LOCALITY = {
     "BM3,3": ((79.23, 88.37), (78.02, 86.37), (66.86, 76.73)),
 }
 SCHEDULERS = ("FIFO", "FAIR", "MyALG")
+#: the adaptive scheduler on jobsize's predicted execution times
+PREDICTED = "MyALG predicted"
 #: ablations: the same without Table 1's min shares (priorities kept)
 ABLATIONS = ("FAIR no min share", "MyALG no min share")
 NO_MIN_SHARE = {u: (0.0, prio) for u, (_, prio) in EXP1_USERS.items()}
@@ -113,10 +119,11 @@ def benchmark(workload: str, bm: int, seed: int, n_jobs: int = 100) -> Workload:
     return from_task_lists(f"BM{workload[1]},{bm}", jobs, maps, reds)
 
 
-def schedulers() -> dict[str, Callable[[], object]]:
+def schedulers(predicted: SizeSource | None = None) -> dict[str, Callable[[], object]]:
     return {"FIFO": lambda: HadoopMRv1("fifo", name="fifo"),
             "FAIR": lambda: HadoopMRv1("fair", pools=dict(EXP1_USERS), name="fair"),
             "MyALG": lambda: RasooliDown(users=dict(EXP1_USERS)),
+            PREDICTED: lambda: RasooliDown(predicted_source(predicted), users=dict(EXP1_USERS)),
             "FAIR no min share": lambda: HadoopMRv1("fair", pools=dict(NO_MIN_SHARE),
                                                     name="fair"),
             "MyALG no min share": lambda: RasooliDown(users=dict(NO_MIN_SHARE))}
@@ -181,18 +188,20 @@ def metrics(w: Workload, res, users: dict[str, tuple[float, float]]) -> dict[str
             "locality_pct": float(100 * jobs.local_maps.sum() / launched) if launched else np.nan}
 
 
-def _one(workload: str, bm: int, seed: int, name: str) -> dict[str, object]:
+def _one(workload: str, bm: int, seed: int, name: str,
+         predicted: SizeSource | None = None) -> dict[str, object]:
     w = benchmark(workload, bm, seed)
-    res = simulate(w, CLUSTER, schedulers()[name](), locality=LOCALITY, record=True)
+    res = simulate(w, CLUSTER, schedulers(predicted)[name](), locality=LOCALITY, record=True)
     return {"benchmark": f"BM{workload[1]},{bm}", "seed": seed, "scheduler": name,
             **metrics(w, res, EXP1_USERS)}
 
 
-def _swim(swim: Workload, n: int, name: str) -> dict[str, object]:
+def _swim(swim: Workload, n: int, name: str,
+          predicted: SizeSource | None = None) -> dict[str, object]:
     w = swim.segment(0, n)
     rng = np.random.default_rng(0)
     w.jobs["queue"] = rng.choice(list(EXP1_USERS), w.n_jobs)
-    res = simulate(w, CLUSTER, schedulers()[name](), locality=LOCALITY, record=True)
+    res = simulate(w, CLUSTER, schedulers(predicted)[name](), locality=LOCALITY, record=True)
     return {"benchmark": f"FB-2009 first {n}", "seed": 0, "scheduler": name,
             **metrics(w, res, EXP1_USERS)}
 
@@ -203,28 +212,36 @@ class Result:
     meta: dict[str, object] = field(default_factory=dict)
 
 
-def _tasks(swim: Workload | None, replications: int, swim_jobs: int) -> list:
-    tasks = [delayed(_one)(wl, bm, seed, name) for wl in WORKLOADS for bm in (1, 2, 3)
-             for seed in range(replications) for name in (*SCHEDULERS, *ABLATIONS)]
+def _tasks(swim: Workload | None, replications: int, swim_jobs: int,
+           predicted: SizeSource | None = None) -> list:
+    names = (*SCHEDULERS, PREDICTED)
+    tasks = [delayed(_one)(wl, bm, seed, name, predicted) for wl in WORKLOADS
+             for bm in (1, 2, 3) for seed in range(replications) for name in (*names, *ABLATIONS)]
     if swim is not None:
-        tasks += [delayed(_swim)(swim, min(swim_jobs, swim.n_jobs), name) for name in SCHEDULERS]
+        tasks += [delayed(_swim)(swim, min(swim_jobs, swim.n_jobs), name, predicted)
+                  for name in names]
     return tasks
 
 
 def run(swim: Workload | None = None, *, replications: int = 10, swim_jobs: int = 200,
-        n_jobs: int = 1, advance: Callable[..., None] | None = None) -> Result:
+        n_jobs: int = 1, advance: Callable[..., None] | None = None,
+        predicted: SizeSource | None = None) -> Result:
+    """Every benchmark under every scheduler; ``predicted``: the size source of ``MyALG
+    predicted`` (:func:`predicted_source`'s default if None)."""
     t0 = time.perf_counter()
+    source = predicted_source(predicted)
     rows = []
-    for row in ordered_results(
-            _tasks(swim, replications, swim_jobs), n_jobs):
+    for row in ordered_results(_tasks(swim, replications, swim_jobs, source), n_jobs):
         rows.append(row)
         if advance is not None:
             advance(1)
     return Result(pd.DataFrame(rows), {"elapsed_s": time.perf_counter() - t0,
-                                       "replications": replications})
+                                       "replications": replications, "predicted": source.name})
 
 
-def n_tasks(swim: Workload | None, replications: int = 10, swim_jobs: int = 200) -> int:
+def n_tasks(swim: Workload | None, replications: int = 10, swim_jobs: int = 200,
+            predicted: SizeSource | None = None) -> int:
+    """How many joblib tasks :func:`run` runs (a progress bar's total)."""
     return len(_tasks(swim, replications, swim_jobs))
 
 
@@ -265,14 +282,16 @@ def report(result: Result, command: str) -> str:
     w(provenance(command, float(result.meta["elapsed_s"])))  # type: ignore[arg-type]
     w(f"- cluster: {CLUSTER.describe()} (speeds: map/reduce), {LOCALITY.describe()}\n")
     w(f"- {result.meta['replications']} runs of 100 Loadgen jobs per benchmark, Poisson "
-      f"arrivals at load {LOAD:g}, tasks {TASK_S:g} s at speed 1\n\n")
+      f"arrivals at load {LOAD:g}, tasks {TASK_S:g} s at speed 1\n")
+    w(f"- {PREDICTED}: {result.meta.get('predicted', 'predicted sizes')}\n\n")
     for metric, title in (("mean_completion_s", "Mean completion time, s (Figs 7-9)"),
                           ("dissatisfaction", "Min-share dissatisfaction (Figs 4-6)"),
                           ("fairness", "Fairness (Table 6; lower is fairer)"),
                           ("locality_pct", "Locality, % of maps node-local (Table 7)")):
         wide = s.pivot(index="benchmark", columns="scheduler", values=metric)
         cis = s.pivot(index="benchmark", columns="scheduler", values=f"{metric}_ci")
-        frame = wide[[c for c in (*SCHEDULERS, *ABLATIONS) if c in wide]].reset_index()
+        frame = wide[[c for c in (*SCHEDULERS, PREDICTED, *ABLATIONS) if c in wide]
+                     ].reset_index()
         for name in SCHEDULERS:
             frame[f"{name} 95 % CI"] = cis.loc[frame.benchmark, name].to_numpy()
         w(f"## {title}\n\n" + table(frame, digits=4) + "\n")
@@ -283,41 +302,48 @@ def report(result: Result, command: str) -> str:
 
 def _beside(s: pd.DataFrame) -> str:
     bms = s[s.benchmark.str.startswith("BM")]
-    mct = bms.pivot(index="benchmark", columns="scheduler", values="mean_completion_s")
-    dis = bms.pivot(index="benchmark", columns="scheduler", values="dissatisfaction")
-    fair = bms.pivot(index="benchmark", columns="scheduler", values="fairness")
-    loc = bms.pivot(index="benchmark", columns="scheduler", values="locality_pct")
-    main = list(SCHEDULERS)
-    best_mct = [b for b in mct.index if mct.loc[b, main].astype(float).idxmin() == "MyALG"]
-    best_dis = [b for b in dis.index if dis.loc[b, main].astype(float).idxmin() == "MyALG"]
-    fair_first = [b for b in fair.index
-                  if fair.loc[b, list(SCHEDULERS)].astype(float).idxmin() == "FAIR"]
+    wide = {m: bms.pivot(index="benchmark", columns="scheduler", values=m)
+            for m in ("mean_completion_s", "dissatisfaction", "fairness", "locality_pct")}
+    mct = wide["mean_completion_s"]
+    exact, predicted = (_claims(wide, alg) for alg in ("MyALG", PREDICTED))
     ablation = [b for b in mct.index if "MyALG no min share" in mct
                 and mct.loc[b, "MyALG no min share"] < mct.loc[b, "FAIR no min share"]]
-    lines = ["| measure | paper | this run |", "|---|---|---|",
-             f"| MyALG has the lowest mean completion time | all 9 benchmarks | "
-             f"{len(best_mct)} of {len(mct)}: {', '.join(best_mct) or 'none'} |",
-             f"| MyALG has the lowest dissatisfaction | all 9 benchmarks | "
-             f"{len(best_dis)} of {len(dis)}: {', '.join(best_dis) or 'none'} |",
-             f"| FAIR is the fairest | all 9 benchmarks (Table 6) | "
-             f"{len(fair_first)} of {len(fair)} |",
-             f"| without min shares, MyALG's routing beats FAIR's mean completion time "
-             f"(ablation) | – | {len(ablation)} of {len(mct)}: {', '.join(ablation) or 'none'} |"]
-    for b in mct.index:
-        pf, pl = PAPER_FAIRNESS.get(b), PAPER_LOCALITY.get(b)
-        if pf is None:
-            continue
-        lines.append(
-            f"| {b}: fairness FIFO / FAIR / MyALG | "
-            + " / ".join(f"{lo:g}-{hi:g}" for lo, hi in pf) + " | "
-            + " / ".join(f"{fair.loc[b, n]:.2f}" for n in SCHEDULERS) + " |")
-        lines.append(
-            f"| {b}: locality % FIFO / FAIR / MyALG | "
-            + " / ".join(f"{lo:g}-{hi:g}" for lo, hi in pl) + " | "  # type: ignore[union-attr]
-            + " / ".join(f"{loc.loc[b, n]:.1f}" for n in SCHEDULERS) + " |")
+    lines = ["| measure | paper | exact sizes | predicted sizes |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {p[2]} |" for (a, b, c), p in zip(exact, predicted,
+                                                                      strict=True)]
+    lines.append(f"| without min shares, MyALG's routing beats FAIR's mean completion time "
+                 f"(ablation) | – | {len(ablation)} of {len(mct)}: "
+                 f"{', '.join(ablation) or 'none'} | |")
     return "\n".join(lines) + "\n\nThe paper's fairness and dissatisfaction are in its own " \
         "units (the formulas are lost); compare orderings, not values. It reports no mean " \
         "completion times in numbers, only that MyALG's is the lowest everywhere.\n"
+
+
+def _claims(wide: dict[str, pd.DataFrame], alg: str) -> list[tuple[str, str, str]]:
+    """(measure, the paper's claim, this run's) with the adaptive scheduler run as ``alg``."""
+    main = ["FIFO", "FAIR", alg]
+    mct, dis = wide["mean_completion_s"], wide["dissatisfaction"]
+    fair, loc = wide["fairness"], wide["locality_pct"]
+    best_mct = [b for b in mct.index if mct.loc[b, main].astype(float).idxmin() == alg]
+    best_dis = [b for b in dis.index if dis.loc[b, main].astype(float).idxmin() == alg]
+    fair_first = [b for b in fair.index if fair.loc[b, main].astype(float).idxmin() == "FAIR"]
+    rows = [("MyALG has the lowest mean completion time", "all 9 benchmarks",
+             f"{len(best_mct)} of {len(mct)}: {', '.join(best_mct) or 'none'}"),
+            ("MyALG has the lowest dissatisfaction", "all 9 benchmarks",
+             f"{len(best_dis)} of {len(dis)}: {', '.join(best_dis) or 'none'}"),
+            ("FAIR is the fairest", "all 9 benchmarks (Table 6)",
+             f"{len(fair_first)} of {len(fair)}")]
+    for b in mct.index:
+        pf, pl = PAPER_FAIRNESS.get(b), PAPER_LOCALITY.get(b)
+        if pf is None or pl is None:
+            continue
+        rows.append((f"{b}: fairness FIFO / FAIR / MyALG",
+                     " / ".join(f"{lo:g}-{hi:g}" for lo, hi in pf),
+                     " / ".join(f"{fair.loc[b, n]:.2f}" for n in main)))
+        rows.append((f"{b}: locality % FIFO / FAIR / MyALG",
+                     " / ".join(f"{lo:g}-{hi:g}" for lo, hi in pl),
+                     " / ".join(f"{loc.loc[b, n]:.1f}" for n in main)))
+    return rows
 
 
 def write_report(result: Result, out: Path, command: str) -> Path:

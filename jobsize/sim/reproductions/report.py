@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from jobsize.atomic import atomic_write, atomic_write_text
+from jobsize.sim.size_sources import ExactSizes, SizeSource
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 
@@ -79,3 +80,24 @@ def benchmark_jobs(names: Sequence[str], *, submit_s: Sequence[float] | None = N
     if queues is not None:
         columns["queue"] = np.asarray(queues)
     return from_task_lists(name, make_jobs(n, **columns), maps, reduces)
+
+
+#: how the reports name the two kinds of knowledge a size-based scheduler is given
+KNOWLEDGE = ("exact", "predicted")
+
+
+def predicted_source(source: SizeSource | None = None) -> SizeSource:
+    """What a reproduction's size-based schedulers know beside the exact sizes: ``source``, or
+    by default jobsize's own predictions as FSPY's reproduction gets them — the prediction
+    errors measured prequentially on the bundled reference trace, by size decile, each job's
+    estimate known once its probe has run."""
+    if source is not None:
+        return source
+    from jobsize.sim.predicted import parse_size_source
+
+    return parse_size_source("errors")
+
+
+def knowledge_sources(predicted: SizeSource) -> dict[str, SizeSource]:
+    """The size source of each kind of :data:`KNOWLEDGE`."""
+    return {"exact": ExactSizes(), "predicted": predicted}
