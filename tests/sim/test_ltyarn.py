@@ -160,6 +160,16 @@ def test_par_late_application_does_not_catch_up() -> None:
     assert held_at(res, 45.0) == {0: 2, 1: 2}
 
 
+def test_without_app_par_the_late_application_catches_up() -> None:
+    """The ablation: with ``app_par=False`` the second job starts from nothing and takes every
+    container until it has caught up with the first."""
+    cluster = Cluster.homogeneous(1, 4096, 5)
+    res = simulate(two_jobs(19.5), cluster, LTYARN(quantum_s=10.0, app_par=False),
+                   record=True)
+    assert held_at(res, 25.0) == {1: 4}
+    assert LTYARN(app_par=False).describe() == "ltyarn[Q0=60,no app PAR]"
+
+
 def test_late_queue_gets_par_but_an_idle_queue_keeps_its_credit() -> None:
     """Queues arrive once: B, active later than A, starts level with A; when A goes idle and
     comes back it gets back what it lent (lending agreement)."""

@@ -218,7 +218,7 @@ class LTYARN(Policy):
 
     def __init__(self, queues: Sequence[LTQueue] | None = None, *, quantum_s: float = 60.0,
                  adaptive: bool = True, round_s: float = math.inf,
-                 discount: float = 1.0) -> None:
+                 discount: float = 1.0, app_par: bool = True) -> None:
         if not quantum_s >= 0 or not math.isfinite(quantum_s):
             raise ConfigError(f"LTYARN quantum {quantum_s!r} must be a non-negative number")
         if not round_s > 0:
@@ -230,6 +230,8 @@ class LTYARN(Policy):
             raise ConfigError("LTYARN queues: a path is given twice")
         self.quantum_s, self.adaptive = quantum_s, adaptive
         self.round_s, self.discount = round_s, discount
+        #: applications get PAR when they arrive (False, an ablation: they start from nothing)
+        self.app_par = app_par
 
     def describe(self) -> str:
         parts = [f"Q0={self.quantum_s:g}" + ("" if self.adaptive else " fixed")]
@@ -237,6 +239,8 @@ class LTYARN(Policy):
             parts.append(f"L={self.round_s:g}")
         if self.discount != 1:
             parts.append(f"η={self.discount:g}")
+        if not self.app_par:
+            parts.append("no app PAR")
         return f"ltyarn[{','.join(parts)}]"
 
     # -----------------------------------------------------------------------------------------
@@ -334,7 +338,7 @@ class LTYARN(Policy):
         leaf = self.leaf_of[j]
         app = self.apps[j] = Ledger(now)
         self.app_q[j] = leaf.quantum
-        self._arrive(app, [self.apps[k] for k in leaf.apps], now)
+        self._arrive(app, [self.apps[k] for k in leaf.apps] if self.app_par else [], now)
         leaf.apps.add(j)
         for node in self._path(j):
             node.live += 1
@@ -393,7 +397,8 @@ class LTYARN(Policy):
         self._running[cid] = (j, amount, q)
         app = self.apps[j]
         if app.arrival is None:  # S-LTMM: first task of the round (eq 5.14)
-            self._arrive(app, [self.apps[k] for k in self.leaf_of[j].apps if k != j], now)
+            self._arrive(app, [self.apps[k] for k in self.leaf_of[j].apps if k != j]
+                         if self.app_par else [], now)
         app.grant(now, cid, amount, now + q)
         for queue in self._path(j):
             if queue.ledger.arrival is None:
