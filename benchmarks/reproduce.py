@@ -39,11 +39,15 @@ def reproduce_s(paper: str, out: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("papers", nargs="*", default=PAPERS, choices=PAPERS, metavar="PAPER")
+    parser.add_argument("papers", nargs="*", metavar="PAPER",
+                        help=f"of {', '.join(PAPERS)} (default: all)")
     args = parser.parse_args()
+    unknown = sorted(set(args.papers) - set(PAPERS))
+    if unknown:
+        parser.error(f"unknown paper {unknown[0]!r}: expected one of {', '.join(PAPERS)}")
     fb09 = read_swim_workload(str(shared_root() / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"))
     with tempfile.TemporaryDirectory(prefix="jobsize-reproduce-") as scratch:
-        for paper in args.papers:
+        for paper in args.papers or PAPERS:
             base = best_of(lambda: heap_replay(fb09, 128))
             wall = reproduce_s(paper, Path(scratch) / paper)
             verdict = "met" if wall <= GOAL_S else "MISSED"
