@@ -1,7 +1,7 @@
 """How long each paper's reproduction takes: ``jobsize simulate --reproduce PAPER`` end to end.
 
 Each of the six reproductions runs as a user runs it (a fresh process, the bundled FB-2009 day,
-default settings and figures, one process), its wall time held to the goal of 10 minutes. The baseline, timed
+default settings and figures), its wall time held to the goal of 10 minutes. The baseline, timed
 in the same run just before each reproduction, is the heap-only replay of the FB-2009 day's
 427,900 tasks on 128 slots (``benchmarks/sim.py``'s floor of a Python event loop): the ratio
 says how many such replays a reproduction costs, which stays put when the shared machine slows
