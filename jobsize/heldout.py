@@ -21,6 +21,10 @@ test. For each job of the plan (:class:`Design`: kind, input size, split size, N
    .jhist, and appends record, probe columns, prediction and the machine's load to
    ``DIR/heldout.parquet`` (the bench-trace machinery: resumable, whole jobs only).
 
+With ``engine="hadoop"`` steps 2 and 4 run on the Hadoop mini cluster (``jobsize hadoop up``):
+the probe as a real uber job on its probing queue, the job as a Hadoop Streaming job, its
+record read from the cluster's own .jhist.
+
 :func:`write_report` scores the predictions per kind and overall (:class:`ErrorProfile`, probe
 cost) and adds leave-one-kind-out over the reference trace and the held-out trace pooled: each
 kind predicted by a model fitted on every other kind
@@ -76,6 +80,8 @@ from jobsize.workloads import HELD_OUT, workload
 KiB, MiB = 1 << 10, 1 << 20
 #: ``source`` of the records an evaluation measures.
 SOURCE = "jobsize evaluate"
+#: ``source`` by the engine that ran the job.
+SOURCES = {"local": SOURCE, "hadoop": f"{SOURCE}:hadoop"}
 #: File names inside an evaluation directory.
 TRACE_NAME, SETTINGS_NAME = "heldout.parquet", "evaluate.json"
 MODEL_NAME, REPORT_NAME = "model.json", "report.md"
@@ -280,7 +286,8 @@ def prediction_columns(prediction: Mapping[str, Any] | None) -> dict[str, Any]:
 class HeldOutTrace(BenchTrace):
     """An evaluation directory: the jobs of ``design`` probed, predicted by ``model``, run and
     recorded (see the module docstring). ``containers``: the jobs' container sizes (Hadoop's
-    defaults unless the configuration sets them)."""
+    defaults unless the configuration sets them). ``engine``: ``"local"`` or ``"hadoop"`` (the
+    mini cluster in ``cluster``, default :func:`jobsize.hadoop.default_dir`)."""
 
     trace_name = TRACE_NAME
     settings_name = SETTINGS_NAME
@@ -288,8 +295,10 @@ class HeldOutTrace(BenchTrace):
     def __init__(self, directory: str | os.PathLike[str], seed: int, design: Design,
                  model: SizePredictor, *, workers: int | None = None,
                  containers: Containers | None = None,
-                 input_budget: int = INPUT_BUDGET) -> None:
-        super().__init__(directory, seed, workers=workers, input_budget=input_budget)
+                 input_budget: int = INPUT_BUDGET, engine: str = "local",
+                 cluster: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(directory, seed, workers=workers, input_budget=input_budget,
+                         engine=engine, cluster=cluster)
         self.design = design
         self.model = model
         self.containers = containers or Containers()
@@ -299,8 +308,14 @@ class HeldOutTrace(BenchTrace):
     def jobs_dir(self) -> Path:
         return self.dir.root / JOBS_DIR
 
+    @property
+    def source(self) -> str:
+        return SOURCES[self.engine]
+
     def settings(self) -> dict[str, Any]:
-        return self.design.settings()
+        # the engine only when not the local one: directories made before it resume as they were
+        engine = {} if self.engine == "local" else {"engine": self.engine}
+        return {**self.design.settings(), **engine}
 
     def _check_kind_seed(self) -> None:
         """Refuse, in so many words, to resume drawn kinds with another kind seed (the
@@ -344,7 +359,7 @@ class HeldOutTrace(BenchTrace):
         record.update({k: float(actual[k]) for k in ("SE_m_s", "SE_r_s", "S_mb_s", "S_vcore_s")})
         record.update(prediction_columns(prediction))
         record.update(
-            job_type=w.name, source=SOURCE, draw_index=draw.index,
+            job_type=w.name, source=self.source, draw_index=draw.index,
             split_bytes=draw.split_bytes, host_load_1m=os.getloadavg()[0],
             probe_s=probe_s, probe_planned_uber=bool(document.get("uberized")),
             probe_error=probe_error, predict_error=predict_error,
@@ -386,9 +401,12 @@ class HeldOutTrace(BenchTrace):
         error = None
         if plan.probe or self.design.probe_uber:
             try:
-                with LocalEngine(1) as engine:
-                    out.update(run_probe(spec, engine=engine, history_dir=history,
-                                         splits=splits, work_dir=self.dir.scratch))
+                if self.engine == "hadoop":
+                    out.update(self._probe_on_hadoop(spec, draw, history, splits))
+                else:
+                    with LocalEngine(1) as engine:
+                        out.update(run_probe(spec, engine=engine, history_dir=history,
+                                             splits=splits, work_dir=self.dir.scratch))
             except JobFailedError as exc:
                 error = str(exc)
         out["conf"] = dict(spec.conf)
@@ -654,8 +672,10 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
               f"{records['map_input_bytes'].max() / MiB:.1f} MiB; "
               f"{int((records['state'] != 'SUCCEEDED').sum())} did not succeed\n")
     buf.write(f"- machine: {machine.get('cores', '?')} cores, {machine.get('cpu_model', '?')}, "
-              f"Python {machine.get('python', '?')}; engine workers "
-              f"{', '.join(str(r.get('workers')) for r in runs) or '?'}\n")
+              f"Python {machine.get('python', '?')}; "
+              + ("jobs and probes on the Hadoop mini cluster\n" if trace.engine == "hadoop"
+                 else "local engine workers "
+                 f"{', '.join(str(r.get('workers')) for r in runs) or '?'}\n"))
     buf.write(f"- host load (1 min) at each job's end: median {load.median():.2f}, "
               f"range {load.min():.2f}-{load.max():.2f}\n")
     buf.write(f"- measured in {len(runs)} run(s), {wall / 60:.1f} min in all, "
@@ -771,11 +791,13 @@ def command_line(trace: HeldOutTrace) -> str:
         parts.append(f"--max-fraction {d.max_fraction:g}")
     if d.probe_uber:
         parts.append("--force")
+    if trace.engine != "local":
+        parts.append(f"--engine {trace.engine}")
     if trace.workers:
         parts.append(f"--parallel {trace.workers}")
     return " ".join(parts)
 
 
-__all__ = ["SOURCE", "Design", "HeldOutTrace", "KindScores", "evaluation_model", "flat_job",
-           "heldout_pairs", "kind_scores", "leave_one_kind_out", "prediction_columns",
+__all__ = ["SOURCE", "SOURCES", "Design", "HeldOutTrace", "KindScores", "evaluation_model",
+           "flat_job", "heldout_pairs", "kind_scores", "leave_one_kind_out", "prediction_columns",
            "write_report"]

@@ -329,9 +329,11 @@ class BenchTrace:
             return {**dict.fromkeys(PROBE_COLUMNS), "uberized": False}, str(exc)
         return {**probe, "uberized": False}, None
 
-    def _probe_on_hadoop(self, spec: ProbeSpec, draw: Draw, history: Path) -> dict[str, Any]:
+    def _probe_on_hadoop(self, spec: ProbeSpec, draw: Draw, history: Path,
+                         splits: Any = None) -> dict[str, Any]:
         """The probe as Hadoop runs it: a real uber job on the cluster's probing queue
-        (:func:`jobsize.hadoop.probe.probe_on_hadoop`); its history kept in the trace's."""
+        (:func:`jobsize.hadoop.probe.probe_on_hadoop`) over ``splits`` (default: the spec's
+        own); its history kept in the trace's."""
         from jobsize.hadoop.probe import probe_on_hadoop
         from jobsize.sampler.identity import with_identity
 
@@ -341,7 +343,8 @@ class BenchTrace:
         work = self.dir.scratch / f"probe-{draw.index}"
         shutil.rmtree(work, ignore_errors=True)
         try:
-            probe = probe_on_hadoop(spec, spec.splits(), self.client(), directory=work)
+            probe = probe_on_hadoop(spec, spec.splits() if splits is None else splits,
+                                    self.client(), directory=work)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         jhist = Path(probe["probe_history"])

@@ -3,13 +3,15 @@
     jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,... | --drawn N [--kind-seed K]]
                      [--scale X] [--seed S] [--model MODEL.json] [--trace TRACE] [--level L]
                      [-D KEY=VALUE]... [--parallel N] [--input-cache BYTES] [--dry-run]
+                     [--engine local|hadoop [--cluster DIR]]
 
 Runs the held-out workloads' jobs — the hand-written development set, or with ``--drawn N`` N
 kinds drawn fresh from the space of cost shapes — through the path a user takes: probe,
 predict, run. Writes DIR/heldout.parquet (+ its task table), DIR/report.md (per kind and
 overall, and leave one kind out over the reference and held-out traces pooled) and
 DIR/leave-one-kind-out.parquet. Rerun the same command to resume; with a larger
---jobs-per-kind it extends the evaluation.
+--jobs-per-kind it extends the evaluation. With --engine hadoop the probes and the jobs run on
+the Hadoop mini cluster of ``jobsize hadoop up``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 from collections import Counter
 
 from jobsize.cli._options import (
+    add_cluster,
     add_output,
     add_parallel,
     byte_size,
@@ -98,6 +101,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="generated input kept for later jobs (default: 2G)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan (kinds, sizes, maps, reduces) and run nothing")
+    parser.add_argument("--engine", choices=("local", "hadoop"), default="local",
+                        help="where the probes and the jobs run: the local engine (default) or "
+                        "the Hadoop mini cluster of `jobsize hadoop up` (each probe a real uber "
+                        "job on its probing queue, each job a Hadoop Streaming job, records "
+                        "from the cluster's history); fit the model on a trace of the same "
+                        "engine (--trace)")
+    add_cluster(parser, when="with --engine hadoop: ")
     parser.set_defaults(func=run)
 
 
@@ -107,10 +117,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from jobsize.bundled import reference_trace
+    from jobsize.errors import ConfigError
     from jobsize.heldout import HeldOutTrace, evaluation_model, write_report
     from jobsize.progress import progress_bar
 
     conf = dict(args.properties)
+    if args.cluster is not None and args.engine != "hadoop":
+        raise ConfigError("needs --engine hadoop", where="--cluster")
     design = _design(args, conf)
     console = Console()
     if args.dry_run:
@@ -120,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
     options = {} if args.input_cache is None else {"input_budget": args.input_cache}
     model = evaluation_model(args.output, args.model, trace=reference, level=args.level)
     trace = HeldOutTrace(args.output, args.seed, design, model, workers=args.parallel,
-                         containers=containers(conf), **options)
+                         containers=containers(conf), engine=args.engine,
+                         cluster=args.cluster, **options)
     draws = trace.plan()
     pending = trace.pending(draws)
     if len(pending) < len(draws):
