@@ -168,7 +168,8 @@ class BenchTrace:
         try:
             with LocalEngine(self.workers) as engine:
                 run_log["workers"] = engine.workers
-                warn_if_oversubscribed(engine.workers)
+                if self.engine == "local":  # on Hadoop the cluster runs the tasks
+                    warn_if_oversubscribed(engine.workers)
                 for draw in todo:
                     outcome = self._measure(draw, engine, cache)
                     self.dir.append([outcome.record], outcome.tasks)
