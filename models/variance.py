@@ -81,7 +81,10 @@ class VarianceModel:
         if self.power == 0.0:
             return np.ones(len(x))
         m = np.maximum(x @ self.mean_coef, self.floor)
-        return np.exp(self.power * np.log(m) - self.centre)
+        exponent = self.power * np.log(m) - self.centre
+        # as relative_one: beyond the largest float the variance is infinite, without a warning
+        big = exponent >= _LARGEST_EXPONENT
+        return np.where(big, math.inf, np.exp(np.where(big, 0.0, exponent)))
 
     def relative_one(self, row: list[float]) -> float:
         """:meth:`relative` of one design row (plain floats)."""

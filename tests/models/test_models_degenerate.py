@@ -77,3 +77,18 @@ def test_degenerate_histories_fit_or_fail_cleanly(history, features, method):
 @given(**_DRAWS)
 def test_degenerate_histories_fit_or_fail_cleanly_slow(history, features, method):
     _fit_or_fail_cleanly(history, features, method)
+
+
+def test_a_variance_beyond_the_largest_float_is_infinite_in_both_paths() -> None:
+    """A model file's variance fields can put exp() past the largest float (found by the slow
+    model-file fuzz, as numpy's overflow warning): the design-matrix path gives inf without a
+    warning, as the one-row path does."""
+    from jobsize.models.variance import VarianceModel
+
+    vm = VarianceModel(power=4.0, mean_coef=np.array([1e100, 1.0]), floor=1.0, centre=-10.0)
+    rows = np.array([[1.0, 0.0], [1e-100, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vm.relative(rows)
+    assert got[0] == np.inf and got[1] == vm.relative_one([1e-100, 0.0])
+    assert vm.relative_one([1.0, 0.0]) == np.inf
