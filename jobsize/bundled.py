@@ -42,7 +42,8 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
                   "drawn-20261128": "drawn-20261128.parquet",
                   "drawn-20261129": "drawn-20261129.parquet",
                   "drawn-20261130": "drawn-20261130.parquet",
-                  "drawn-20261131": "drawn-20261131.parquet"}
+                  "drawn-20261131": "drawn-20261131.parquet",
+                  "drawn-hadoop-20261201": "drawn-hadoop-20261201.parquet"}
 
 #: Traces of kinds drawn from the space of cost shapes that the bundled reference trace's model
 #: is calibrated on (kinds it never saw; ``jobsize fit`` without a trace).
