@@ -43,7 +43,9 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
                   "drawn-20261129": "drawn-20261129.parquet",
                   "drawn-20261130": "drawn-20261130.parquet",
                   "drawn-20261131": "drawn-20261131.parquet",
-                  "drawn-hadoop-20261201": "drawn-hadoop-20261201.parquet"}
+                  "drawn-hadoop-20261201": "drawn-hadoop-20261201.parquet",
+                  "drawn-loaded-wall-20261202": "drawn-loaded-wall-20261202.parquet",
+                  "drawn-loaded-cpu-20261202": "drawn-loaded-cpu-20261202.parquet"}
 
 #: Traces of kinds drawn from the space of cost shapes that the bundled reference trace's model
 #: is calibrated on (kinds it never saw; ``jobsize fit`` without a trace).

@@ -355,7 +355,7 @@ class HeldOutTrace(BenchTrace):
         history, _ = self._run_job(draw, spec, engine)
         record = dict(history.record)
         record.update({k: v for k, v in document.items() if k.startswith("probe_")})
-        actual = actual_sizes(pd.DataFrame([record])).iloc[0]
+        actual = actual_sizes(pd.DataFrame([record]), clock=self.model.clock).iloc[0]
         record.update({k: float(actual[k]) for k in ("SE_m_s", "SE_r_s", "S_mb_s", "S_vcore_s")})
         record.update(prediction_columns(prediction))
         record.update(

@@ -120,6 +120,19 @@ def test_resume_keeps_recorded_jobs_and_refuses_other_settings(evaluated, capsys
     assert "evaluate.json" in capsys.readouterr().err
 
 
+def test_a_cpu_clock_model_is_scored_and_recorded_on_cpu_time(history, tmp_path):
+    """With a model of the CPU clock the recorded actual sizes are CPU time, as its
+    predictions are (they were recorded as wall time)."""
+    model = tmp_path / "cpu.json"
+    assert main(["-q", "fit", history, "--clock", "cpu", "-o", str(model)]) == 0
+    out = tmp_path / "eval"
+    assert main(["evaluate", "-o", str(out), "--model", str(model), *TINY,
+                 "--jobs-per-kind", "1"]) == 0
+    trace = read_trace(out / "heldout.parquet")
+    assert trace["SE_m_s"].tolist() == pytest.approx((trace["map_cpu_ms"] / 1000).tolist())
+    assert (trace["SE_m_s"] != trace["map_time_ms"] / 1000).any()
+
+
 def test_a_capped_probe_fraction_is_part_of_the_design():
     assert "max_fraction" not in Design().settings()  # directories made before it resume
     assert Design(max_fraction=0.03).settings()["max_fraction"] == 0.03

@@ -8,10 +8,10 @@ import json
 
 import numpy as np
 import pytest
+from jobsize.collectors.jhist import read_jhist
 
 from jobsize.bundled import reference_trace
 from jobsize.cli import main
-from jobsize.collectors.jhist import read_jhist
 from jobsize.schema import read_trace
 
 pytestmark = pytest.mark.hadoop
