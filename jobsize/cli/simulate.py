@@ -476,9 +476,10 @@ def _add_reproduction_arguments(parser: argparse.ArgumentParser) -> None:
                    "dynamicmr, rasooli: Tang's chapters 3 and 4 and Rasooli-Down on MRv1 slots, "
                    "their own workloads plus --workload as a SWIM trace)")
     g.add_argument("--size-source", metavar="SPEC",
-                   help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP): "
+                   help="sizes of the size-based schedulers (FSPY, SRPT, fluid FSP; with "
+                   "--reproduce mrorder|rasooli the predicted sizes run beside exact ones): "
                    "errors[:TRACE] (prediction errors measured prequentially on the reference "
-                   "trace, by size decile; the reproduction's default), exact, exact+probe, "
+                   "trace, by size decile; the reproductions' default), exact, exact+probe, "
                    "lognormal:σ, model:MODEL.json (default without --reproduce: --sigma)")
     g.add_argument("--reference", metavar="TRACE",
                    help="reference trace of the error distribution (default: the bundled one)")
