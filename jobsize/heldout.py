@@ -80,8 +80,6 @@ from jobsize.workloads import HELD_OUT, workload
 KiB, MiB = 1 << 10, 1 << 20
 #: ``source`` of the records an evaluation measures.
 SOURCE = "jobsize evaluate"
-#: ``source`` by the engine that ran the job.
-SOURCES = {"local": SOURCE, "hadoop": f"{SOURCE}:hadoop"}
 #: File names inside an evaluation directory.
 TRACE_NAME, SETTINGS_NAME = "heldout.parquet", "evaluate.json"
 MODEL_NAME, REPORT_NAME = "model.json", "report.md"
@@ -291,6 +289,7 @@ class HeldOutTrace(BenchTrace):
 
     trace_name = TRACE_NAME
     settings_name = SETTINGS_NAME
+    source_base = SOURCE
 
     def __init__(self, directory: str | os.PathLike[str], seed: int, design: Design,
                  model: SizePredictor, *, workers: int | None = None,
@@ -308,14 +307,8 @@ class HeldOutTrace(BenchTrace):
     def jobs_dir(self) -> Path:
         return self.dir.root / JOBS_DIR
 
-    @property
-    def source(self) -> str:
-        return SOURCES[self.engine]
-
     def settings(self) -> dict[str, Any]:
-        # the engine only when not the local one: directories made before it resume as they were
-        engine = {} if self.engine == "local" else {"engine": self.engine}
-        return {**self.design.settings(), **engine}
+        return {**self.design.settings(), **self.engine_settings()}
 
     def _check_kind_seed(self) -> None:
         """Refuse, in so many words, to resume drawn kinds with another kind seed (the
@@ -798,6 +791,6 @@ def command_line(trace: HeldOutTrace) -> str:
     return " ".join(parts)
 
 
-__all__ = ["SOURCE", "SOURCES", "Design", "HeldOutTrace", "KindScores", "evaluation_model",
+__all__ = ["SOURCE", "Design", "HeldOutTrace", "KindScores", "evaluation_model",
            "flat_job", "heldout_pairs", "kind_scores", "leave_one_kind_out", "prediction_columns",
            "write_report"]

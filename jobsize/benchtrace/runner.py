@@ -95,6 +95,8 @@ class BenchTrace:
     #: File names of the trace and its settings in the directory.
     trace_name = TRACE_NAME
     settings_name = SETTINGS_NAME
+    #: ``source`` of the records the local engine measures (``:<engine>`` added for another)
+    source_base = SOURCE
 
     def __init__(self, directory: str | os.PathLike[str], seed: int,
                  distribution: Distribution | None = None, *, workers: int | None = None,
@@ -117,8 +119,10 @@ class BenchTrace:
 
     @property
     def source(self) -> str:
-        """``source`` of the records this measurement appends."""
-        return SOURCES[self.engine]
+        """``source`` of the records this measurement appends (:data:`SOURCES` for
+        bench-trace)."""
+        return self.source_base if self.engine == "local" else \
+            f"{self.source_base}:{self.engine}"
 
     def client(self) -> Any:
         """The mini cluster's client (``engine="hadoop"``); one line if no cluster runs."""
@@ -137,8 +141,12 @@ class BenchTrace:
         """What the directory must be resumed with, besides the seed (JSON-ready): the
         distribution, and the engine unless it is the local one (so traces measured before
         there was a choice resume unchanged)."""
-        engine = {} if self.engine == "local" else {"engine": self.engine}
-        return {**self.dist.settings(), **engine}
+        return {**self.dist.settings(), **self.engine_settings()}
+
+    def engine_settings(self) -> dict[str, str]:
+        """The engine as the settings record it: nothing for the local one (so directories
+        measured before there was a choice resume unchanged)."""
+        return {} if self.engine == "local" else {"engine": self.engine}
 
     def pending(self, draws: Iterable[Draw]) -> list[Draw]:
         """The draws not yet in the trace (an error if the directory holds another trace)."""
