@@ -47,9 +47,13 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
                   "drawn-loaded-wall-20261202": "drawn-loaded-wall-20261202.parquet",
                   "drawn-loaded-cpu-20261202": "drawn-loaded-cpu-20261202.parquet"}
 
-#: Traces of kinds drawn from the space of cost shapes that the bundled reference trace's model
-#: is calibrated on (kinds it never saw; ``jobsize fit`` without a trace).
-CALIBRATION_TRACES: tuple[str, ...] = ("drawn-20261127", "drawn-20261128")
+#: Traces of kinds drawn from the space of cost shapes that a bundled trace's model is
+#: calibrated on (kinds it never saw, run on the same engine; ``jobsize fit`` without
+#: ``--calibrate-with``): the reference trace's on two local draws, the Hadoop trace's on a
+#: draw run on the mini cluster.
+CALIBRATION_TRACES: dict[str, tuple[str, ...]] = {
+    "reference": ("drawn-20261127", "drawn-20261128"),
+    "hadoop-trace": ("drawn-hadoop-20261201",)}
 
 #: The folder name a bundled file may be written under (``datasets/reference.parquet``).
 FOLDER = "datasets"
@@ -84,9 +88,16 @@ def is_reference(trace: str | os.PathLike[str]) -> bool:
 
 def calibration_for(trace: str | os.PathLike[str]) -> list[Path]:
     """The bundled traces the model fitted on ``trace`` is calibrated on by default: the
-    drawn kinds (:data:`CALIBRATION_TRACES`) for the bundled reference trace, none for
+    drawn kinds of :data:`CALIBRATION_TRACES` for a bundled trace that has them, none for
     another trace (its own kinds, left out one at a time, calibrate it)."""
-    return [path(name) for name in CALIBRATION_TRACES] if is_reference(trace) else []
+    given = resolve(trace)  # a bundled trace may be named rather than pathed
+    for name, draws in CALIBRATION_TRACES.items():
+        bundled = datasets_dir() / BUNDLED_TRACES[name]
+        same = is_reference(given) if name == "reference" else (
+            bundled.is_file() and Path(given).resolve() == bundled.resolve())
+        if same:
+            return [path(draw) for draw in draws]
+    return []
 
 
 def _bundled(spec: str) -> Path | None:

@@ -215,10 +215,14 @@ def test_fit_refuses_calibration_jobs_of_kinds_it_was_fitted_on(trace_path, tmp_
 
 def test_fit_of_the_bundled_trace_calibrates_on_the_bundled_draws():
     """Without a trace, the bundled reference trace's model is calibrated on the bundled
-    draws of kinds it never saw; another trace is calibrated on its own kinds."""
+    draws of kinds it never saw, the Hadoop trace's on the draw run on Hadoop; another trace
+    is calibrated on its own kinds."""
     from jobsize.bundled import CALIBRATION_TRACES, calibration_for, path, reference_trace
 
     if "JOBSIZE_DATASET" in __import__("os").environ:
         pytest.skip("JOBSIZE_DATASET names another reference trace")
-    assert calibration_for(reference_trace()) == [path(n) for n in CALIBRATION_TRACES]
+    assert calibration_for(reference_trace()) == [path(n) for n in CALIBRATION_TRACES[
+        "reference"]]
+    for hadoop in (path("hadoop-trace"), "hadoop-trace"):  # a path or the bundled name
+        assert calibration_for(hadoop) == [path("drawn-hadoop-20261201")]
     assert calibration_for(path("heldout")) == []
