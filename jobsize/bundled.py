@@ -81,11 +81,12 @@ def reference_trace() -> Path:
     return path
 
 
-def is_reference(trace: str | os.PathLike[str]) -> bool:
-    """Whether ``trace`` is the bundled reference trace itself (not ``JOBSIZE_DATASET``)."""
-    if "JOBSIZE_DATASET" in os.environ:
+def is_bundled(trace: str | os.PathLike[str], name: str = "reference") -> bool:
+    """Whether ``trace`` is the bundled trace ``name`` itself (for the reference trace: not
+    while ``JOBSIZE_DATASET`` names another)."""
+    if name == "reference" and "JOBSIZE_DATASET" in os.environ:
         return False
-    bundled = datasets_dir() / REFERENCE_TRACE
+    bundled = datasets_dir() / BUNDLED_TRACES[name]
     return bundled.is_file() and Path(trace).resolve() == bundled.resolve()
 
 
@@ -95,10 +96,7 @@ def calibration_for(trace: str | os.PathLike[str]) -> list[Path]:
     another trace (its own kinds, left out one at a time, calibrate it)."""
     given = resolve(trace)  # a bundled trace may be named rather than pathed
     for name, draws in CALIBRATION_TRACES.items():
-        bundled = datasets_dir() / BUNDLED_TRACES[name]
-        same = is_reference(given) if name == "reference" else (
-            bundled.is_file() and Path(given).resolve() == bundled.resolve())
-        if same:
+        if is_bundled(given, name):
             return [path(draw) for draw in draws]
     return []
 
