@@ -8,6 +8,7 @@ import json
 import pytest
 from jobsize.models.evaluation import evaluate
 
+from jobsize.benchtrace.summary import all_runs
 from jobsize.bundled import datasets_dir
 from jobsize.schema import TASK_COLUMNS, read_trace, tasks_path
 
@@ -37,7 +38,7 @@ def test_hadoop_md_states_what_the_data_gives(trace) -> None:
     r2 = ev.prequential.r2
     assert f"prequential R² {r2['SE_m']:.3f} / {r2['SE_r']:.3f} / {r2['S']:.3f}" in text
     assert f"{len(trace)} jobs" in text and "--engine hadoop" in text
-    assert sum(run["jobs"] for run in settings["runs"]) == len(trace)
+    assert sum(run["jobs"] for run in all_runs(settings)) == len(trace)
 
 
 def test_hadoop_md_states_the_probe_costs_the_data_gives(trace) -> None:

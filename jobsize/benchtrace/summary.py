@@ -106,10 +106,19 @@ def summary(trace: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def all_runs(settings: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The runs that made a trace: its own, then those of each ``extensions`` entry — runs of
+    another seed or distribution whose jobs were appended to the same trace file, each entry
+    with its own ``seed``, ``distribution`` and ``runs``."""
+    extra = [r for e in settings.get("extensions", []) for r in e.get("runs", [])]
+    return [*settings.get("runs", []), *extra]
+
+
 def run_table(settings: Mapping[str, Any]) -> str:
-    """Each run of the trace directory: when, how long, how loaded the machine was."""
+    """Each run of the trace (and of its extensions): when, how long, how loaded the machine
+    was."""
     rows = []
-    for i, r in enumerate(settings.get("runs", []), start=1):
+    for i, r in enumerate(all_runs(settings), start=1):
         load = [x for x in r.get("load_1m", []) if x is not None]
         stats = (f"{min(load):.2f} / {statistics.mean(load):.2f} / {max(load):.2f}"
                  if load else "—")
