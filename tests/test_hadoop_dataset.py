@@ -39,6 +39,8 @@ def test_hadoop_md_states_what_the_data_gives(trace) -> None:
     assert f"prequential R² {r2['SE_m']:.3f} / {r2['SE_r']:.3f} / {r2['S']:.3f}" in text
     assert f"{len(trace)} jobs" in text and "--engine hadoop" in text
     assert sum(run["jobs"] for run in all_runs(settings)) == len(trace)
+    # the run table quotes every run, the appended jobs' (extensions) too
+    assert all(run["started"] in text for run in all_runs(settings))
 
 
 def test_hadoop_md_states_the_probe_costs_the_data_gives(trace) -> None:
