@@ -19,8 +19,8 @@ split size as the block size of the cluster's (local) file system, and step 5 re
 ``.jhist`` and ``_conf.xml`` the cluster wrote, copied into the trace's history under the local
 engine's names. Probes run on Hadoop too, as real uber jobs on the probing queue
 (:mod:`jobsize.hadoop.probe`), their histories kept beside the jobs'. The records' ``source``
-says which engine measured them (:data:`SOURCES`). Such a trace may also draw Hadoop's Java examples
-(:mod:`jobsize.benchtrace.java`), which are run, not probed.
+says which engine measured them (:attr:`BenchTrace.source`). Such a trace may also draw
+Hadoop's Java examples (:mod:`jobsize.benchtrace.java`), which are run, not probed.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from jobsize.workloads import workload
 
 #: ``source`` of the records a bench trace measures (on the local engine).
 SOURCE = "bench-trace"
-#: ``source`` by the engine that ran the job.
-SOURCES = {"local": SOURCE, "hadoop": f"{SOURCE}:hadoop"}
-ENGINES = tuple(SOURCES)
+#: Where a trace's jobs may run; records from another than the local one carry ``:<engine>``
+#: after their ``source`` (:attr:`BenchTrace.source`).
+ENGINES = ("local", "hadoop")
 #: Hadoop's block size of a file on its local file system: the split size on the mini cluster.
 LOCAL_BLOCK_KEY = "fs.local.block.size"
 #: The user the reference jobs run as (kept out of the trace: no login names in a dataset).
@@ -107,8 +107,8 @@ class BenchTrace:
         self.dist = distribution or Distribution()
         self.workers = workers
         self.input_budget = input_budget
-        if engine not in SOURCES:
-            raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(SOURCES)}")
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
         java = [n for n in self.dist.workloads if is_java(n)]
         if java and engine != "hadoop":
             raise ConfigError(f"Java examples ({', '.join(java)}) run on Hadoop only: use "
@@ -119,8 +119,8 @@ class BenchTrace:
 
     @property
     def source(self) -> str:
-        """``source`` of the records this measurement appends (:data:`SOURCES` for
-        bench-trace)."""
+        """``source`` of the records this measurement appends: ``bench-trace`` (or an
+        evaluation's) on the local engine, with ``:hadoop`` after it on the mini cluster."""
         return self.source_base if self.engine == "local" else \
             f"{self.source_base}:{self.engine}"
 

@@ -90,10 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--calibrate-with", action="append", metavar="TRACE",
                         help="calibrate intervals and quantiles instead on the errors the model "
                         "makes on this trace's jobs, of kinds it never saw (repeatable; default "
-                        "without TRACE: for the bundled reference trace the bundled draws "
-                        f"{' and '.join(CALIBRATION_TRACES['reference'])}, for hadoop-trace "
-                        f"{' and '.join(CALIBRATION_TRACES['hadoop-trace'])}; none: leave "
-                        "kinds out)")
+                        "without TRACE: for a bundled trace its bundled draws — "
+                        + "; ".join(f"{trace}: {' and '.join(draws)}"
+                                    for trace, draws in CALIBRATION_TRACES.items())
+                        + "; none: leave kinds out)")
     parser.add_argument("--method", choices=METHODS, default="gls",
                         help="feasible GLS, WLS with variance ∝ mean², or OLS (default: gls)")
     parser.add_argument("--cv", type=_folds, default=5, metavar="K",
