@@ -25,6 +25,7 @@ from typing import Any
 from jobsize.hadoop.cluster import Cluster, ClusterError
 
 from jobsize.errors import JobFailedError, JobsizeError
+from jobsize.javatask import is_java, java_task, streaming_task
 
 STREAMING = "org.apache.hadoop.streaming.HadoopStreaming"
 EXAMPLES = "org.apache.hadoop.examples.ExampleDriver"
@@ -135,25 +136,42 @@ class HadoopClient:
                   name: str | None = None, files: Sequence[str] = (),
                   timeout_s: float | None = None) -> HadoopJob:
         """A Hadoop Streaming job: ``mapper``/``combiner``/``reducer`` are commands run in the
-        task's container; without ``reducer`` and with ``n_reduces`` > 0 Hadoop's identity
-        reduce sorts the map output (as ``jobsize run`` does)."""
+        task's container, or Java classes of jobsize's module run in the task's JVM
+        (:mod:`jobsize.javatask`); without ``reducer`` and with ``n_reduces`` > 0 Hadoop's
+        identity reduce sorts the map output (as ``jobsize run`` does)."""
         settings = {"mapreduce.job.reduces": str(n_reduces), **dict(conf or {})}
         if name:
             settings["mapreduce.job.name"] = name
-        args = [*generic_options(settings)]
+        tasks = []
+        for role, command in (("mapper", mapper), ("combiner", combiner), ("reducer", reducer)):
+            if command:
+                option, more = self.task_option(role, command)
+                settings.update(more)
+                tasks += [f"-{role}", option]
+        if not reducer and n_reduces:
+            tasks += ["-reducer", "org.apache.hadoop.mapred.lib.IdentityReducer"]
+        args = [*generic_options(settings), *self.libjars(mapper, combiner, reducer)]
         for path in files:
             args += ["-file", os.path.abspath(path)]
         for path in inputs:
             args += ["-input", _qualified(path)]
-        args += ["-output", _qualified(output), "-mapper", local_command(mapper)]
-        if combiner:
-            args += ["-combiner", local_command(combiner)]
-        if reducer:
-            args += ["-reducer", local_command(reducer)]
-        elif n_reduces:
-            args += ["-reducer", "org.apache.hadoop.mapred.lib.IdentityReducer"]
+        args += ["-output", _qualified(output), *tasks]
         args += ["-cmdenv", f"PATH={os.environ.get('PATH', '/usr/bin:/bin')}"]
         return self._one(STREAMING, args, output=output, timeout_s=timeout_s)
+
+    @staticmethod
+    def task_option(role: str, command: str) -> tuple[str, dict[str, str]]:
+        """What Streaming's ``-<role>`` is given for ``command``, and the settings it needs: a
+        program as this machine's containers run it, or a Java class and its arguments."""
+        task = java_task(command)
+        if task is None:
+            return local_command(command), {}
+        return streaming_task(role, task)
+
+    def libjars(self, *commands: str | None) -> list[str]:
+        """``-libjars`` with jobsize's module when a task is one of its Java classes (the
+        tasks' JVMs load it from the job's distributed cache, as on any cluster)."""
+        return ["-libjars", self.cluster.module_jar] if is_java(*commands) else []
 
     def example(self, program: str, args: Sequence[str], *, conf: Mapping[str, str] | None = None,
                 output: str | None = None, timeout_s: float | None = None,

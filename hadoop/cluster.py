@@ -79,6 +79,13 @@ class Cluster:
     def state_file(self) -> Path:
         return Path(self.directory) / STATE
 
+    @property
+    def module_jar(self) -> str:
+        """jobsize's Hadoop module (its Java mains and task classes), first on the classpath."""
+        if not self.classpath:
+            raise ClusterError("the cluster's state names no classpath", source=self.state_file)
+        return self.classpath[0]
+
     def java_command(self, main: str, *args: str, heap_mb: int = 512) -> list[str]:
         """A client JVM's command: ``main`` with the cluster's configuration on its classpath."""
         cp = Classpath(self.classpath).with_conf(self.conf_dir)

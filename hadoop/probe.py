@@ -70,7 +70,8 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
         if getattr(spec, name) is not None})
     job = streaming_probe(local, sample=[str(where / "sample" / p) for p in paths],
                           sample_bytes=len(sample.data), output=str(where / "output"),
-                          python=sys.executable, fraction=sample.fraction, probe_id=identity)
+                          python=sys.executable, fraction=sample.fraction, probe_id=identity,
+                          java_jar=client.cluster.module_jar)
     path = os.environ.get("PATH", "/usr/bin:/bin")
     ran = client.run(STREAMING, [*job.argv(), "-cmdenv", f"PATH={path}"]).job
     record = ran.record()

@@ -34,6 +34,7 @@ from jobsize.sampler.sampling import (
 from jobsize.sampler.splits import Split, input_splits, total_bytes
 
 from jobsize.errors import ConfigError, InputError
+from jobsize.javatask import is_java, java_task, streaming_task
 from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
     COMBINE_FUNCTION_STARTUP_COUNTER,
@@ -73,6 +74,9 @@ PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PRO
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
+#: jobsize's Hadoop module, which holds the Java task classes (``jobsize.javatask``): the jar
+#: the mini cluster builds (``jobsize.hadoop.toolchain``), to ship with a probe of a Java task.
+JAVA_JAR = "jobsize-hadoop.jar"
 
 
 def as_function(value: object, what: str) -> Function:
@@ -464,9 +468,15 @@ def _streaming_command(function: Function | None, what: str) -> str:
 
 
 def _timed(function: Function | None, what: str, counter: str, python: str, startup: str,
-           runs: str | None = None) -> str:
+           runs: str | None = None, *, conf: dict[str, str]) -> str:
     """``function`` under the timing wrapper: its time, its start-up (a first run over no
-    input) and, for a combiner, its runs, as ``jobsize`` counters."""
+    input) and, for a combiner, its runs, as ``jobsize`` counters. A Java task reports the
+    same counters itself: its class name, its arguments added to ``conf``."""
+    task = None if function is None or callable(function) else java_task(function)
+    if task is not None:
+        option, settings = streaming_task(what, task)
+        conf.update(settings)
+        return option
     wrapper = Path(timing_wrapper.__file__).name
     g = FUNCTION_TIME_GROUP
     counted = f" --runs-counter {g},{runs}" if runs else ""
@@ -482,10 +492,13 @@ class StreamingProbe:
     conf: Mapping[str, str]
     files: tuple[str, ...]
     args: tuple[str, ...]
+    libjars: tuple[str, ...] = ()  # jobsize's module, when a task is one of its Java classes
 
     def argv(self) -> list[str]:
         """The streaming tool's command-line arguments (after ``hadoop jar JAR``)."""
         out = [a for key, value in self.conf.items() for a in ("-D", f"{key}={value}")]
+        if self.libjars:
+            out += ["-libjars", ",".join(self.libjars)]
         return [*out, "-files", ",".join(self.files), *self.args]
 
 
@@ -498,8 +511,10 @@ def streaming_probe(
     python: str = "python3",
     fraction: float | None = None,
     probe_id: str | None = None,
+    java_jar: str = JAVA_JAR,
 ) -> StreamingProbe:
-    """The probe as a Hadoop Streaming job in uber mode (see :func:`render_hadoop`)."""
+    """The probe as a Hadoop Streaming job in uber mode (see :func:`render_hadoop`); a Java
+    task (:mod:`jobsize.javatask`) runs as itself, reporting its own times, from ``java_jar``."""
     samples = [sample] if isinstance(sample, str) else list(sample)
     if not samples:
         raise ConfigError("no sample path to probe")
@@ -529,18 +544,20 @@ def streaming_probe(
     args = [a for path in samples for a in ("-input", path)]
     args += ["-output", output,
              "-mapper", _timed(spec.mapper, "mapper", MAP_FUNCTION_COUNTER, python,
-                               MAP_FUNCTION_STARTUP_COUNTER)]
+                               MAP_FUNCTION_STARTUP_COUNTER, conf=conf)]
     if spec.combiner is not None:
         args += ["-combiner", _timed(spec.combiner, "combiner", COMBINE_FUNCTION_COUNTER,
                                      python, COMBINE_FUNCTION_STARTUP_COUNTER,
-                                     COMBINE_RUNS_COUNTER)]
+                                     COMBINE_RUNS_COUNTER, conf=conf)]
     if spec.map_only:
         args += ["-numReduceTasks", "0"]
     else:
         args += ["-reducer", _timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER, python,
-                                    REDUCE_FUNCTION_STARTUP_COUNTER),
+                                    REDUCE_FUNCTION_STARTUP_COUNTER, conf=conf),
                  "-numReduceTasks", "1"]
-    return StreamingProbe(conf, (timing_wrapper.__file__, *spec.files), tuple(args))
+    java = is_java(*(f for f in (spec.mapper, spec.combiner, spec.reducer) if not callable(f)))
+    return StreamingProbe(conf, (timing_wrapper.__file__, *spec.files), tuple(args),
+                          (java_jar,) if java else ())
 
 
 def render_hadoop(
@@ -575,6 +592,8 @@ def render_hadoop(
     jar = streaming_jar if streaming_jar == DEFAULT_STREAMING_JAR else q(streaming_jar)
     lines = [f"{q(hadoop)} jar {jar}"]
     lines += [f"-D {q(f'{key}={value}')}" for key, value in job.conf.items()]
+    if job.libjars:
+        lines.append("-libjars " + q(",".join(job.libjars)))
     lines.append("-files " + q(",".join(job.files)))
     args = list(job.args)
     lines += [f"{flag} {q(value)}" for flag, value in zip(args[::2], args[1::2], strict=True)]

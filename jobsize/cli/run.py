@@ -152,6 +152,7 @@ def run_local(args: argparse.Namespace) -> int:
     from jobsize.engine import JobSpec, LocalEngine
     from jobsize.engine.appmaster import warn_if_oversubscribed
     from jobsize.engine.inputformat import DEFAULT_BLOCK_BYTES, compute_splits, input_files
+    from jobsize.javatask import refuse_local
     from jobsize.progress import progress_bar
 
     conf = job_properties(args)
@@ -162,6 +163,7 @@ def run_local(args: argparse.Namespace) -> int:
         n_reduces=args.n_reduces, split_bytes=split, name=args.name or "streamjob",
         queue=args.queue or "default", containers=containers(conf), conf=conf,
         overwrite=args.overwrite)
+    refuse_local(spec.mapper, spec.combiner, spec.reducer, where="the job")
     tasks = len(compute_splits(input_files(spec.inputs), spec.n_maps, split)) + spec.n_reduces
     with LocalEngine(args.parallel) as engine, progress_bar("tasks", total=tasks) as advance:
         warn_if_oversubscribed(engine.workers)

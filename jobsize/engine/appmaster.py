@@ -49,6 +49,7 @@ from jobsize.engine.maptask import run_map
 from jobsize.engine.reducetask import run_reduce
 from jobsize.engine.spec import Containers, JobSpec, job_conf
 from jobsize.errors import ConfigError, InputError, JobFailedError
+from jobsize.javatask import refuse_local
 from jobsize.schema import JOB_COLUMNS
 from jobsize.ubermode import is_uber
 
@@ -256,6 +257,7 @@ class LocalEngine:
         task.
         Raises :class:`JobFailedError` when a task fails every attempt.
         """
+        refuse_local(spec.mapper, spec.combiner, spec.reducer, where=spec.name or "the job")
         history = Path(history_dir) if history_dir else None
         run = _JobRun(self, spec, history, uber, map_tasks, progress, reduce_partitions)
         run.count_map_keys = count_map_keys
