@@ -134,17 +134,19 @@ class Design:
     max_fraction: float | None = DEFAULT_MAX_FRACTION
     probe_uber: bool = False
     kind_seed: int | None = None
+    java_share: float = 0.0  # the chance that a drawn kind was made a Java job
 
     @classmethod
-    def drawn(cls, n: int, kind_seed: int, **options: Any) -> Design:
+    def drawn(cls, n: int, kind_seed: int, java_share: float = 0.0, **options: Any) -> Design:
         """A design of the first ``n`` kinds drawn with ``kind_seed`` from the space of cost
-        shapes (:func:`jobsize.workloads.kindspace.draw_kinds`)."""
+        shapes (:func:`jobsize.workloads.kindspace.draw_kinds`), each a Java job with chance
+        ``java_share`` (its name, ``drawn-K-i-java``, says so)."""
         from jobsize.workloads.kindspace import draw_kinds
 
         if n < 1:
             raise ConfigError(f"--drawn must be at least 1 kind, got {n}")
-        kinds = tuple(w.name for w in draw_kinds(kind_seed, n))
-        return cls(kinds=kinds, kind_seed=kind_seed, **options)
+        kinds = tuple(w.name for w in draw_kinds(kind_seed, n, java_share))
+        return cls(kinds=kinds, kind_seed=kind_seed, java_share=java_share, **options)
 
     def __post_init__(self) -> None:
         kinds = tuple(dict.fromkeys(self.kinds))
@@ -181,7 +183,8 @@ class Design:
                 **({} if self.max_fraction is None else {"max_fraction": self.max_fraction}),
                 **({"probe_uber": True} if self.probe_uber else {}),
                 **({} if self.kind_seed is None else {"kind_seed": self.kind_seed,
-                                                      "kind_space": _space_version()})}
+                                                      "kind_space": _space_version()}),
+                **({"java_share": self.java_share} if self.java_share else {})}
 
     def draw(self, seed: int, index: int) -> Draw:
         """Job ``index`` of the evaluation of ``seed`` — a pure function of its arguments."""
@@ -711,6 +714,10 @@ def _drawn_text(design: Design) -> str:
     if not drawn:
         return ""
     seeds = sorted({p.seed for p in drawn})
+    java = "" if not any(p.language == "java" for p in drawn) else (
+        " — a kind named `-java` the same costs in Java (`org.jobsize.hadoop.CostShape`), run "
+        "by Hadoop Streaming in the task's JVM, drawn with chance "
+        f"{design.java_share:g}")
     head = ("| kind | input | map-only | combiner | framework-bound | map rec / byte / key | "
             "fan-out | keys | Zipf | value bytes | piece / alphabet | start-up | "
             "combine rec / byte / key | reduce rec / byte / key | superlinear C, p | "
@@ -734,8 +741,8 @@ def _drawn_text(design: Design) -> str:
             f"{len(drawn)} kinds drawn with kind seed {', '.join(map(str, seeds))} from the "
             f"space of cost shapes (`jobsize.workloads.kindspace`, space version "
             f"{SPACE_VERSION}), each a Hadoop Streaming job of `jobsize.workloads.costshape` "
-            "with these parameters as its arguments. Costs are in units of work (one SHA-256 "
-            "of 32 bytes, about 0.4 µs on an unloaded core) per input record, byte or "
+            "with these parameters as its arguments" + java + ". Costs are in units of work "
+            "(one SHA-256 of 32 bytes, about 0.4 µs on an unloaded core) per input record, byte or "
             "distinct key of the task, start-up per map and reduce task; a superlinear reduce "
             "does C·n^p more per group of n records. Unlike the hand-written held-out kinds, "
             "the development set, drawn kinds test the models only while their kind seed is "
@@ -775,6 +782,8 @@ def command_line(trace: HeldOutTrace) -> str:
              f"--jobs-per-kind {d.jobs_per_kind}"]
     if d.kind_seed is not None:
         parts.append(f"--drawn {len(d.kinds)} --kind-seed {d.kind_seed}")
+        if d.java_share:
+            parts.append(f"--java-share {d.java_share:g}")
     elif d.kinds != defaults.kinds:
         parts.append(f"--kinds {','.join(d.kinds)}")
     if d.scale != defaults.scale:

@@ -94,6 +94,14 @@ def fraction(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """A number in [0, 1]."""
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
+    return value
+
+
 def locality_spec(text: str) -> tuple[int, float]:
     """``REPLICAS[/REMOTE_S]``: replicas per block (≥ 1) and a remote read's extra seconds (5)."""
     replicas, _, remote = text.partition("/")

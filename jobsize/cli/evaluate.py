@@ -1,6 +1,7 @@
 """``jobsize evaluate``: size predictions for job kinds no history holds, probe → predict → run.
 
-    jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,... | --drawn N [--kind-seed K]]
+    jobsize evaluate -o DIR [--jobs-per-kind N] [--kinds NAME,... | --drawn N [--kind-seed K]
+                     [--java-share F]]
                      [--scale X] [--seed S] [--model MODEL.json] [--trace TRACE] [--level L]
                      [-D KEY=VALUE]... [--parallel N] [--input-cache BYTES] [--dry-run]
                      [--engine local|hadoop [--cluster DIR]]
@@ -31,6 +32,7 @@ from jobsize.cli._options import (
     name_list,
     positive_number,
     property_pair,
+    share,
 )
 
 
@@ -67,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     chosen.add_argument("--drawn", type=count(1), default=None, metavar="N",
                         help="run N kinds drawn from the space of cost shapes instead "
                         "(drawn-K-0 ... drawn-K-<N-1>; the report lists their parameters)")
+    parser.add_argument("--java-share", type=share, default=0.0, metavar="F",
+                        help="with --drawn and --engine hadoop: each drawn kind is a Java job "
+                        "(drawn-K-i-java: the same costs in Java, run in the task's JVM) with "
+                        "chance F, the others Streaming programs (default: 0)")
     parser.add_argument("--kind-seed", type=count(0), default=None, metavar="K",
                         help="seed the --drawn kinds are drawn with (default: --seed); pick "
                         "one no earlier run has shown for kinds nobody has looked at")
@@ -160,9 +166,13 @@ def _design(args: argparse.Namespace, conf: dict[str, str]):
 
     options = dict(jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
                    max_fraction=args.max_fraction, probe_uber=args.force)
+    if args.java_share and (args.drawn is None or args.engine != "hadoop"):
+        raise ConfigError("Java kinds are drawn (--drawn N) and run on a Hadoop cluster "
+                          "(--engine hadoop): the local engine runs programs",
+                          where="--java-share")
     if args.drawn is not None:
         seed = args.seed if args.kind_seed is None else args.kind_seed
-        return Design.drawn(args.drawn, seed, **options)
+        return Design.drawn(args.drawn, seed, java_share=args.java_share, **options)
     if args.kind_seed is not None:
         raise ConfigError("--kind-seed seeds the kinds of --drawn N; give --drawn too")
     return Design(**({"kinds": args.kinds} if args.kinds else {}), **options)

@@ -12,8 +12,15 @@ of one of the existing generators (:data:`jobsize.workloads.GENERATORS`)::
     kinds[3].name, kinds[3].mapper           # 'drawn-7-3', (python, -m, ...costshape, map, ...)
 
 A kind is a pure function of ``(seed, index)`` (and of :data:`SPACE_VERSION`, which changes
-whenever the space does). The space is Streaming-only: every drawn kind is a Hadoop Streaming
-job; Hadoop's Java programs are not part of it.
+whenever the space does). Each point is written twice: as a Streaming program (the Python
+:mod:`~.costshape`), and as a Java job, ``drawn-<seed>-<index>-java``, whose map, combine and
+reduce are the same costs in Java (``org.jobsize.hadoop.CostShape`` in jobsize's Hadoop module),
+run by Hadoop Streaming inside the task's JVM (:mod:`jobsize.javatask`) — so only a Hadoop
+cluster runs them. ``draw_kinds(seed, n, java_share=s)`` makes each kind a Java one with
+chance ``s``, drawn apart from the point's parameters, so that a draw with ``s`` = 0 is the
+Streaming draw of the same seed and a Java kind has the parameters its Streaming twin has.
+Java tasks pay a unit of work as Python's do (one SHA-256, a little faster in Java) but far
+less per record around it, and no interpreter start-up: the same point is a cheaper job.
 
 A point of the space (:class:`KindPoint`) has:
 
@@ -56,14 +63,20 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from jobsize.errors import ConfigError
+from jobsize.javatask import JAVA
 from jobsize.workloads import GENERATORS, MiB, Workload, program
 
 #: Changes whenever the space or the way it is drawn changes: the same name then means
 #: another kind, and an evaluation directory made with the old space refuses to resume.
 SPACE_VERSION = 1
-#: ``drawn-<seed>-<index>``.
-NAME = re.compile(r"drawn-(\d+)-(\d+)")
+#: ``drawn-<seed>-<index>``, and ``-java`` after it for the kind's Java job.
+NAME = re.compile(r"drawn-(\d+)-(\d+)(-java)?")
 PROGRAM = "costshape"
+#: The Java classes of the map, combine and reduce (jobsize's Hadoop module).
+JAVA_CLASSES = {"map": "org.jobsize.hadoop.CostShape$Map",
+                "combine": "org.jobsize.hadoop.CostShape$Combine",
+                "reduce": "org.jobsize.hadoop.CostShape$Reduce"}
+LANGUAGES = ("streaming", "java")
 #: The input the budgets are spent on: a 2 MiB task.
 TASK_BYTES = 2 * MiB
 #: Mean bytes per record (line terminator included) of each generator's output, measured at
@@ -134,10 +147,16 @@ class KindPoint:
     bytes_per_reduce: int = 64 * MiB
     max_reduces: int = 1
     salt: int = 0
+    language: str = "streaming"  # or "java": the same costs as a Java job
 
     @property
     def name(self) -> str:
-        return f"drawn-{self.seed}-{self.index}"
+        return f"drawn-{self.seed}-{self.index}" + ("-java" if self.language == "java" else "")
+
+    def _command(self, role: str, args: tuple[str, ...]) -> tuple[str, ...]:
+        if self.language == "java":
+            return (JAVA, JAVA_CLASSES[role], *args)
+        return program(PROGRAM, role, *args)
 
     def map_args(self) -> tuple[str, ...]:
         if self.framework:
@@ -159,7 +178,8 @@ class KindPoint:
 
     def shape(self) -> str:
         """The cost shape in a few words."""
-        words = ["map-only" if self.map_only else "with reduces"]
+        words = ["Java"] if self.language == "java" else []
+        words.append("map-only" if self.map_only else "with reduces")
         if self.framework:
             words.append("framework-bound map")
         else:
@@ -201,10 +221,9 @@ class KindPoint:
         generator = GENERATORS[self.input]
         return Workload(
             name=self.name,
-            mapper=program(PROGRAM, "map", *self.map_args()),
-            reducer=None if self.map_only else program(PROGRAM, "reduce", *self.reduce_args()),
-            combiner=program(PROGRAM, "combine", *self.combine_args()) if self.combiner
-            else None,
+            mapper=self._command("map", self.map_args()),
+            reducer=None if self.map_only else self._command("reduce", self.reduce_args()),
+            combiner=self._command("combine", self.combine_args()) if self.combiner else None,
             n_inputs=2 if self.input == "join" else 1,
             generate=generator,
             description=self.describe(),
@@ -272,8 +291,27 @@ def _split(rng: np.random.Generator, budget: float, per: tuple[float, float, flo
                  for w, on, n in zip(weights, present, per, strict=True))
 
 
-def draw_kind(seed: int, index: int) -> KindPoint:
-    """Kind ``index`` of ``seed`` — a pure function of its arguments."""
+def draw_language(seed: int, index: int, java_share: float) -> str:
+    """Whether kind ``index`` of ``seed`` is a Java job, with chance ``java_share`` — from a
+    stream of its own, so the point's parameters do not depend on it."""
+    if not 0.0 <= java_share <= 1.0:
+        raise ConfigError(f"the share of Java kinds must be in [0, 1], got {java_share!r}")
+    if java_share == 0.0:
+        return "streaming"
+    rng = np.random.default_rng([SPACE_VERSION, seed, index, LANGUAGE_STREAM])
+    return "java" if rng.random() < java_share else "streaming"
+
+
+#: The stream a kind's language is drawn from, apart from its parameters'.
+LANGUAGE_STREAM = 1
+
+
+def draw_kind(seed: int, index: int, language: str = "streaming") -> KindPoint:
+    """Kind ``index`` of ``seed`` written in ``language`` — a pure function of its
+    arguments."""
+    if language not in LANGUAGES:
+        raise ConfigError(f"a drawn kind is written in {' or '.join(LANGUAGES)}, "
+                          f"not {language!r}")
     if seed < 0 or index < 0:
         raise ConfigError(f"kind seed and index must be non-negative, got {seed} and {index}")
     # the space's version in the stream: a changed space draws other kinds, not mixed ones
@@ -332,15 +370,18 @@ def draw_kind(seed: int, index: int) -> KindPoint:
             groups = float((mean * (1.0 + mean) ** (power - 1.0)).sum())
             point.update(power=power, superlinear=_round(
                 _log_uniform(rng, SUPERLINEAR_WORK) / max(groups, 1.0)))
-    return KindPoint(**point)  # type: ignore[arg-type]
+    return KindPoint(**point, language=language)  # type: ignore[arg-type]
 
 
-def draw_kinds(seed: int, n: int) -> list[Workload]:
-    """The first ``n`` kinds of ``seed``, runnable."""
+def draw_kinds(seed: int, n: int, java_share: float = 0.0) -> list[Workload]:
+    """The first ``n`` kinds of ``seed``, runnable; each a Java job with chance
+    ``java_share`` (:func:`draw_language`)."""
     if n < 0 or seed < 0:
         raise ConfigError(f"the kind seed and the number of kinds to draw must be "
                           f"non-negative, got {seed} and {n}")
-    return [drawn_workload(f"drawn-{seed}-{i}") for i in range(n)]
+    suffix = {"streaming": "", "java": "-java"}
+    return [drawn_workload(f"drawn-{seed}-{i}{suffix[draw_language(seed, i, java_share)]}")
+            for i in range(n)]
 
 
 def is_drawn(name: str) -> bool:
@@ -353,8 +394,9 @@ def point(name: str) -> KindPoint:
     """The point ``drawn-<seed>-<index>`` of the space."""
     match = NAME.fullmatch(name)
     if match is None:
-        raise ConfigError(f"a drawn kind is named drawn-<seed>-<index>, got {name!r}")
-    return draw_kind(int(match.group(1)), int(match.group(2)))
+        raise ConfigError(f"a drawn kind is named drawn-<seed>-<index>[-java], got {name!r}")
+    return draw_kind(int(match.group(1)), int(match.group(2)),
+                     "java" if match.group(3) else "streaming")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -363,5 +405,6 @@ def drawn_workload(name: str) -> Workload:
     return point(name).workload()
 
 
-__all__ = ["SPACE_VERSION", "KindPoint", "draw_kind", "draw_kinds", "drawn_workload",
+__all__ = ["SPACE_VERSION", "KindPoint", "draw_kind", "draw_kinds", "draw_language",
+           "drawn_workload",
            "expected_distinct", "is_drawn", "key_shares", "point"]
