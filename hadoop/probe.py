@@ -6,9 +6,11 @@ uber mode on the probing queue (:func:`jobsize.sampler.probespec.streaming_probe
 at most one reduce in uber mode, so the probe is one map per sample file and one reduce over
 all the sample's keys: MFE, RFE and the combiner's time come from the timing wrapper, each
 function's start-up from its run over no input first (the per-task fixed costs), MO, MOR, RIR,
-RO and CPU time from Hadoop's own counters. The split probe's shape columns, which need two
-uneven tasks of each kind, stay null. The probe record is read back from the probe's own
-history as ``jobsize collect`` reads it (:func:`jobsize.collectors.probe_join.find_probe`).
+RO and CPU time from Hadoop's own counters. A Java task (:mod:`jobsize.javatask`) runs as
+itself, unwrapped, and reports the same counters (jobsize's module is shipped with the probe).
+The split probe's shape columns, which need two uneven tasks of each kind, stay null. The probe
+record is read back from the probe's own history as ``jobsize collect`` reads it
+(:func:`jobsize.collectors.probe_join.find_probe`).
 """
 
 from __future__ import annotations
