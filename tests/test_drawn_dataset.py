@@ -17,7 +17,8 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-20261131": 3, "drawn-hadoop-20261201": 3, "drawn-loaded-wall-20261202": 3,
          "drawn-loaded-cpu-20261202": 3, "drawn-hadoop-20261203": 3,
          "drawn-uber-history-20261204": 3, "drawn-uber-probed-20261204": 3,
-         "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3}
+         "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3,
+         "drawn-hadoop-java-20261206": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
@@ -39,7 +40,7 @@ def settings(name):
 
 def test_its_kinds_are_the_draw_of_its_kind_seed(name, trace, settings) -> None:
     plan = settings["distribution"]
-    kinds = draw_kinds(plan["kind_seed"], len(plan["kinds"]))
+    kinds = draw_kinds(plan["kind_seed"], len(plan["kinds"]), plan.get("java_share", 0.0))
     assert [k.name for k in kinds] == plan["kinds"]
     assert set(trace["job_type"]) == set(plan["kinds"])
     assert trace["job_type"].value_counts().eq(DRAWS[name]).all()
