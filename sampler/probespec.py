@@ -555,7 +555,7 @@ def streaming_probe(
         args += ["-reducer", _timed(spec.reducer, "reducer", REDUCE_FUNCTION_COUNTER, python,
                                     REDUCE_FUNCTION_STARTUP_COUNTER, conf=conf),
                  "-numReduceTasks", "1"]
-    java = is_java(*(f for f in (spec.mapper, spec.combiner, spec.reducer) if not callable(f)))
+    java = is_java(spec.mapper, spec.combiner, spec.reducer)
     return StreamingProbe(conf, (timing_wrapper.__file__, *spec.files), tuple(args),
                           (java_jar,) if java else ())
 

@@ -325,6 +325,23 @@ public final class CostShape {
    *  writes each key with the sum of its records' counts. */
   abstract static class Groups extends Role implements Reducer<Text, Text, Text, Text> {
     private final Text total = new Text();
+    private final String role;
+    private final String[] defaults;
+
+    Groups(String role, String... defaults) {
+      this.role = role;
+      this.defaults = defaults;
+    }
+
+    @Override
+    String role() {
+      return role;
+    }
+
+    @Override
+    String[] defaults(String args) {
+      return defaults;
+    }
 
     @Override
     public void reduce(Text key, Iterator<Text> values, OutputCollector<Text, Text> out,
@@ -357,27 +374,15 @@ public final class CostShape {
 
   /** The combiner (Hadoop makes one per run, so each run reports its own start-up). */
   public static final class Combine extends Groups {
-    @Override
-    String role() {
-      return "combiner";
-    }
-
-    @Override
-    String[] defaults(String args) {
-      return new String[] {"rec", "0", "byte", "0", "key", "0"};
+    public Combine() {
+      super("combiner", "rec", "0", "byte", "0", "key", "0");
     }
   }
 
   /** The reducer. */
   public static final class Reduce extends Groups {
-    @Override
-    String role() {
-      return "reducer";
-    }
-
-    @Override
-    String[] defaults(String args) {
-      return new String[] {"rec", "0", "byte", "0", "key", "0", "sl", "0", "p", "1", "start", "0"};
+    public Reduce() {
+      super("reducer", "rec", "0", "byte", "0", "key", "0", "sl", "0", "p", "1", "start", "0");
     }
   }
 }
