@@ -153,3 +153,13 @@ def test_the_evaluation_records_and_reproduces_its_java_share():
     trace = SimpleNamespace(dir=SimpleNamespace(root="E"), seed=1, design=design,
                             engine="hadoop", workers=None)
     assert "--drawn 6 --kind-seed 11 --java-share 0.5 " in command_line(trace)
+
+
+def test_bench_trace_refuses_java_kinds_on_the_local_engine_before_any_job(tmp_path, capsys):
+    out = tmp_path / "bench"
+    argv = ["bench-trace", "-o", str(out), "--jobs", "2", "--seed", "1",
+            "--workloads", "grep,drawn-7-3-java"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "drawn-7-3-java" in err and "--engine hadoop" in err and len(err.splitlines()) == 1
+    assert not out.exists()
