@@ -99,3 +99,18 @@ def test_a_java_kind_is_probed_as_a_real_uber_job(hadoop_cluster, text, capsys):
     assert job["probe_combine_runs"] >= 1 and job["probe_combine_function_ms"] >= 0
     assert job["probe_map_output_records"] == history.record["map_output_records"] > 0
 
+
+
+def test_jobsize_run_takes_java_tasks_as_the_guide_gives_them(hadoop_cluster, text, tmp_path,
+                                                              capsys):
+    mapper = "java-class org.jobsize.hadoop.CostShape$Map piece=5 alpha=6"
+    reducer = "java-class org.jobsize.hadoop.CostShape$Reduce rec=2"
+    argv = ["-q", "run", "--engine", "hadoop", "--cluster", hadoop_cluster.directory,
+            "--input", str(text), "--mapper", mapper, "--reducer", reducer, "--reduces", "2",
+            "--history", str(tmp_path / "h"), "-o", str(tmp_path / "out")]
+    assert main(argv) == 0, capsys.readouterr().err
+    shown = json.loads(capsys.readouterr().out)
+    record = shown["record"]
+    assert shown["state"] == "SUCCEEDED" and record["n_reduces"] == 2
+    assert record["map_function_ms"] > 0 and record["reduce_function_ms"] > 0
+    assert sum(_counts(tmp_path / "out").values()) == record["map_output_records"] > 0
