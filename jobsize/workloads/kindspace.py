@@ -19,8 +19,9 @@ run by Hadoop Streaming inside the task's JVM (:mod:`jobsize.javatask`) — so o
 cluster runs them. ``draw_kinds(seed, n, java_share=s)`` makes each kind a Java one with
 chance ``s``, drawn apart from the point's parameters, so that a draw with ``s`` = 0 is the
 Streaming draw of the same seed and a Java kind has the parameters its Streaming twin has.
-Java tasks pay a unit of work as Python's do (one SHA-256, a little faster in Java) but far
-less per record around it, and no interpreter start-up: the same point is a cheaper job.
+A unit is one SHA-256 in either language, but Java's is cheaper (0.17 µs in a one-map job
+alone on the mini cluster, against Python's 0.4), as is what a Java task pays per record around
+the work, and it starts no interpreter: the same point is a cheaper job in Java.
 
 A point of the space (:class:`KindPoint`) has:
 
