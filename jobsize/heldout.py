@@ -715,8 +715,8 @@ def _drawn_text(design: Design) -> str:
         return ""
     seeds = sorted({p.seed for p in drawn})
     java = "" if not any(p.language == "java" for p in drawn) else (
-        " — a kind named `-java` the same costs in Java (`org.jobsize.hadoop.CostShape`), run "
-        "by Hadoop Streaming in the task's JVM, drawn with chance "
+        " — a kind whose name ends in `-java` runs the same costs in Java "
+        "(`org.jobsize.hadoop.CostShape`) in the task's JVM, drawn with chance "
         f"{design.java_share:g}")
     head = ("| kind | input | map-only | combiner | framework-bound | map rec / byte / key | "
             "fan-out | keys | Zipf | value bytes | piece / alphabet | start-up | "
