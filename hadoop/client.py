@@ -25,7 +25,7 @@ from typing import Any
 from jobsize.hadoop.cluster import Cluster, ClusterError
 
 from jobsize.errors import JobFailedError, JobsizeError
-from jobsize.javatask import is_java, java_task, streaming_task
+from jobsize.javatask import java_task, streaming_task
 
 STREAMING = "org.apache.hadoop.streaming.HadoopStreaming"
 EXAMPLES = "org.apache.hadoop.examples.ExampleDriver"
@@ -142,15 +142,21 @@ class HadoopClient:
         settings = {"mapreduce.job.reduces": str(n_reduces), **dict(conf or {})}
         if name:
             settings["mapreduce.job.name"] = name
-        tasks = []
+        tasks, java = [], False
         for role, command in (("mapper", mapper), ("combiner", combiner), ("reducer", reducer)):
             if command:
-                option, more = self.task_option(role, command)
+                task = java_task(command)
+                java = java or task is not None
+                option, more = ((local_command(command), {}) if task is None
+                                else streaming_task(role, task))
                 settings.update(more)
                 tasks += [f"-{role}", option]
         if not reducer and n_reduces:
             tasks += ["-reducer", "org.apache.hadoop.mapred.lib.IdentityReducer"]
-        args = [*generic_options(settings), *self.libjars(mapper, combiner, reducer)]
+        # a Java task's class is in jobsize's module: the tasks' JVMs load it from the job's
+        # distributed cache, as on any cluster
+        args = [*generic_options(settings),
+                *(["-libjars", self.cluster.module_jar] if java else [])]
         for path in files:
             args += ["-file", os.path.abspath(path)]
         for path in inputs:
@@ -158,20 +164,6 @@ class HadoopClient:
         args += ["-output", _qualified(output), *tasks]
         args += ["-cmdenv", f"PATH={os.environ.get('PATH', '/usr/bin:/bin')}"]
         return self._one(STREAMING, args, output=output, timeout_s=timeout_s)
-
-    @staticmethod
-    def task_option(role: str, command: str) -> tuple[str, dict[str, str]]:
-        """What Streaming's ``-<role>`` is given for ``command``, and the settings it needs: a
-        program as this machine's containers run it, or a Java class and its arguments."""
-        task = java_task(command)
-        if task is None:
-            return local_command(command), {}
-        return streaming_task(role, task)
-
-    def libjars(self, *commands: str | None) -> list[str]:
-        """``-libjars`` with jobsize's module when a task is one of its Java classes (the
-        tasks' JVMs load it from the job's distributed cache, as on any cluster)."""
-        return ["-libjars", self.cluster.module_jar] if is_java(*commands) else []
 
     def example(self, program: str, args: Sequence[str], *, conf: Mapping[str, str] | None = None,
                 output: str | None = None, timeout_s: float | None = None,

@@ -304,6 +304,7 @@ class HeldOutTrace(BenchTrace):
         self.design = design
         self.model = model
         self.containers = containers or Containers()
+        self.check_kinds(design.kinds)
         self._check_kind_seed()
 
     @property

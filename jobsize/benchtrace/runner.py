@@ -45,6 +45,7 @@ from jobsize.engine import JobSpec, LocalEngine, run_probe
 from jobsize.engine.appmaster import warn_if_oversubscribed
 from jobsize.engine.inputformat import compute_splits, input_files
 from jobsize.errors import ConfigError, JobFailedError
+from jobsize.javatask import refuse_local
 from jobsize.sampler.probespec import PROBE_COLUMNS, ProbePlan, ProbeSpec, plan_probe
 from jobsize.workloads import workload
 
@@ -109,13 +110,23 @@ class BenchTrace:
         self.input_budget = input_budget
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
-        java = [n for n in self.dist.workloads if is_java(n)]
-        if java and engine != "hadoop":
-            raise ConfigError(f"Java examples ({', '.join(java)}) run on Hadoop only: use "
-                              "the hadoop engine")
         self.engine = engine
+        self.check_kinds(self.dist.workloads)
         self.cluster_dir = cluster
         self._client: Any = None
+
+    def check_kinds(self, names: Iterable[str]) -> None:
+        """Refuse, before any job runs, kinds this engine cannot run: Hadoop's Java examples
+        and kinds whose tasks are Java classes run on Hadoop only."""
+        if self.engine == "hadoop":
+            return
+        java = [n for n in names if is_java(n)]
+        if java:
+            raise ConfigError(f"Java examples ({', '.join(java)}) run on Hadoop only: use "
+                              "the hadoop engine")
+        for name in names:
+            w = workload(name)
+            refuse_local(w.mapper, w.combiner, w.reducer, where=f"kind {name}")
 
     @property
     def source(self) -> str:

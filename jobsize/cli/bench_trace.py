@@ -106,16 +106,6 @@ def _byte_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
-def _refuse_java_kinds(names) -> None:
-    """Drawn kinds written in Java run only on Hadoop: say so before the first job."""
-    from jobsize.javatask import refuse_local
-    from jobsize.workloads import workload
-
-    for name in names:
-        w = workload(name)
-        refuse_local(w.mapper, w.combiner, w.reducer, where=f"kind {name}")
-
-
 def run(args: argparse.Namespace) -> int:
     from jobsize.errors import ConfigError
 
@@ -124,7 +114,6 @@ def run(args: argparse.Namespace) -> int:
                                                           args.java_examples or None)):
             if value is not None:
                 raise ConfigError("needs --engine hadoop", where=flag)
-        _refuse_java_kinds(args.workloads)
     java = args.java_examples
     if isinstance(java, str):  # argparse passes a default or const string through untyped
         java = _java_names(java)

@@ -152,7 +152,7 @@ class KindPoint:
 
     @property
     def name(self) -> str:
-        return f"drawn-{self.seed}-{self.index}" + ("-java" if self.language == "java" else "")
+        return kind_name(self.seed, self.index, self.language)
 
     def _command(self, role: str, args: tuple[str, ...]) -> tuple[str, ...]:
         if self.language == "java":
@@ -292,6 +292,15 @@ def _split(rng: np.random.Generator, budget: float, per: tuple[float, float, flo
                  for w, on, n in zip(weights, present, per, strict=True))
 
 
+def kind_name(seed: int, index: int, language: str = "streaming") -> str:
+    """``drawn-<seed>-<index>``, with ``-java`` for the kind's Java job."""
+    return f"drawn-{seed}-{index}" + ("-java" if language == "java" else "")
+
+
+#: The stream a kind's language is drawn from, apart from its parameters'.
+LANGUAGE_STREAM = 1
+
+
 def draw_language(seed: int, index: int, java_share: float) -> str:
     """Whether kind ``index`` of ``seed`` is a Java job, with chance ``java_share`` — from a
     stream of its own, so the point's parameters do not depend on it."""
@@ -301,10 +310,6 @@ def draw_language(seed: int, index: int, java_share: float) -> str:
         return "streaming"
     rng = np.random.default_rng([SPACE_VERSION, seed, index, LANGUAGE_STREAM])
     return "java" if rng.random() < java_share else "streaming"
-
-
-#: The stream a kind's language is drawn from, apart from its parameters'.
-LANGUAGE_STREAM = 1
 
 
 def draw_kind(seed: int, index: int, language: str = "streaming") -> KindPoint:
@@ -380,8 +385,7 @@ def draw_kinds(seed: int, n: int, java_share: float = 0.0) -> list[Workload]:
     if n < 0 or seed < 0:
         raise ConfigError(f"the kind seed and the number of kinds to draw must be "
                           f"non-negative, got {seed} and {n}")
-    suffix = {"streaming": "", "java": "-java"}
-    return [drawn_workload(f"drawn-{seed}-{i}{suffix[draw_language(seed, i, java_share)]}")
+    return [drawn_workload(kind_name(seed, i, draw_language(seed, i, java_share)))
             for i in range(n)]
 
 
