@@ -20,6 +20,7 @@ they have none for::
     SE_m = α0 + α1·N_m + α2·MI + α3·MFE + α4·MO + α5·MOR + α6·MOR·log(MOR/N_m)
            + α7·CIR + α8·CFE
     SE_r = β0 + β1·N_r + β2·SB + β3·RFE + β4·RO + β5·RIR + β6·RIR·log(RIR/N_r) + β7·SE_m
+           + β8·SE_m·W(N_m, N_r; C)
 
 - each map sorts only its own output, so the sort costs ``MOR·log(MOR/N_m)`` summed over the
   maps (and each reduce merges ``RIR/N_r`` records), not ``MOR·log(MOR)``; a map-only job's
@@ -27,6 +28,9 @@ they have none for::
 - a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
   record-heavy job without a combiner and one with an expensive combiner look alike;
 - SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
+- ``wait``, SE_m·W: what the reduces that start early wait for the map waves still to run —
+  nothing when the maps run in one wave (:mod:`jobsize.models.waves`; C, the map containers a
+  job gets, is the history's, 0 where the history shows no waves);
 - with probe features, the quantities come from eq 8 in its per-task form
   (:mod:`jobsize.models.scaling`): per-task costs scale by N_m or N_r, fixed-size outputs do
   not grow, what the reduces write follows the job's distinct keys.
@@ -44,6 +48,7 @@ from collections.abc import Mapping
 
 import numpy as np
 from jobsize.models import scaling
+from jobsize.models.waves import wave_factor, wave_factor_one
 
 from jobsize.errors import ConfigError
 from jobsize.schema import MODEL_INPUTS, TARGETS
@@ -61,7 +66,8 @@ _TERMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("SE_r", "paper"): ("const", "N_r", "MO", "RFE", "RO", "RIR", "RIR·log RIR", "SE_m"),
     ("SE_m", "tasks"): ("const", "N_m", "MI", "MFE", "MO", "MOR", "MOR·log(MOR/N_m)",
                         "CIR", "CFE"),
-    ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m"),
+    ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m",
+                        "wait"),
 }
 
 #: Units of each term's *variable* (the coefficient's unit is seconds per that unit).
@@ -69,7 +75,7 @@ TERM_UNITS: dict[str, str] = {
     "const": "", "N_m": "tasks", "N_r": "tasks", "MI": "bytes", "MO": "bytes", "RO": "bytes",
     "SB": "bytes", "MFE": "s", "RFE": "s", "CFE": "s", "MOR": "records", "RIR": "records",
     "CIR": "records", "MOR·log MOR": "records", "RIR·log RIR": "records",
-    "MOR·log(MOR/N_m)": "records", "RIR·log(RIR/N_r)": "records", "SE_m": "s",
+    "MOR·log(MOR/N_m)": "records", "RIR·log(RIR/N_r)": "records", "SE_m": "s", "wait": "s",
 }
 
 
@@ -164,14 +170,14 @@ def quantities(columns: Mapping[str, np.ndarray], features: str, form: str,
 def design_matrix(
     columns: Mapping[str, np.ndarray], phase: str, features: str,
     se_m: np.ndarray | None = None, form: str = "paper",
-    q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0,
+    q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0, map_slots: float = 0.0,
 ) -> np.ndarray:
     """The n × p design matrix of eq 6 or eq 7 (in ``form``) from float arrays keyed by column.
 
     ``se_m`` (seconds) fills eq 7's SE_m column; it is required for ``"SE_r"``. Missing values
     propagate as NaN; the caller decides which rows are usable. ``q``: the jobs'
     :func:`quantities`, when already computed (both equations read them); ``key_cost``: as in
-    :func:`quantities`.
+    :func:`quantities`; ``map_slots``: C of the ``wait`` term (0: no waves).
     """
     check_features(features)
     names = terms(phase, form)
@@ -180,18 +186,19 @@ def design_matrix(
     n = len(q["N_m"])
     x = np.empty((n, len(names)))
     for j, name in enumerate(names):
-        x[:, j] = _term(name, q, se_m, n)
+        x[:, j] = _term(name, q, se_m, n, map_slots)
     return x
 
 
-def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: int
-          ) -> np.ndarray:
+def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: int,
+          map_slots: float) -> np.ndarray:
     if name == "const":
         return np.ones(n)
-    if name == "SE_m":
+    if name in ("SE_m", "wait"):
         if se_m is None:
             raise ValueError("eq 7 needs SE_m")
-        return np.asarray(se_m, dtype=float)
+        se_m = np.asarray(se_m, dtype=float)
+        return se_m if name == "SE_m" else se_m * wave_factor(q["N_m"], q["N_r"], map_slots)
     if name == "MOR·log MOR":
         return xlogx(q["MOR"])
     if name == "RIR·log RIR":
@@ -223,33 +230,37 @@ def job_quantities(job: Mapping[str, float], features: str, form: str, key_cost:
 def design_row(
     job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
     form: str = "paper", q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0,
+    map_slots: float = 0.0,
 ) -> list[float]:
     """One row of :func:`design_matrix` from a mapping of column name → float; a required
     column missing from ``job`` raises KeyError naming it. ``q``: the job's
-    :func:`job_quantities`, when already computed; ``key_cost``: as in :func:`quantities`."""
+    :func:`job_quantities`, when already computed; ``key_cost`` and ``map_slots``: as in
+    :func:`design_matrix`."""
     if form == "paper":
         return _paper_row(job, phase, features, se_m)
     for name in input_columns(phase, features, form):
         if name not in job:
             raise KeyError(name)
     if q is None and features == "probe":
-        return _tasks_row(scaling.probe_one(job, key_cost), phase, se_m)
+        return _tasks_row(scaling.probe_one(job, key_cost), phase, se_m, map_slots)
     if q is None:
         q = job_quantities(job, features, form, key_cost)
     se = None if se_m is None else np.array([se_m])
-    return design_matrix({}, phase, features, se, form, q)[0].tolist()
+    return design_matrix({}, phase, features, se, form, q, map_slots=map_slots)[0].tolist()
 
 
-def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None) -> list[float]:
+def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None, map_slots: float
+               ) -> list[float]:
     """:func:`design_matrix`'s row in the per-task form from one job's float quantities."""
     row = []
     for name in terms(phase, "tasks"):
         if name == "const":
             row.append(1.0)
-        elif name == "SE_m":
+        elif name in ("SE_m", "wait"):
             if se_m is None:
                 raise ValueError("eq 7 needs SE_m")
-            row.append(se_m)
+            row.append(se_m if name == "SE_m"
+                       else se_m * wave_factor_one(q["N_m"], q["N_r"], map_slots))
         elif name in ("MOR·log(MOR/N_m)", "RIR·log(RIR/N_r)"):
             records, tasks = (q["MOR"], q["N_m"]) if name[0] == "M" else (q["RIR"], q["N_r"])
             per = records / tasks if tasks else math.nan

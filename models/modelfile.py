@@ -9,6 +9,7 @@ executable (no pickle). Layout (``version`` 2)::
     {"format": "jobsize-model", "version": 2, "written_by": "jobsize X.Y.Z",
      "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.9,
      "key_cost": κ (what a key costs a reduce in records; absent in older files: 0),
+     "map_slots": C (map containers a job gets, for eq 7's wait term; 0: no waves),
      "eq7_fit": "actual" (only when eq 7 was fitted on other features than it predicts from),
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
      "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
@@ -66,6 +67,7 @@ MAX_MODEL_BYTES = 16 << 20
 MAX_MAGNITUDE = 1e100
 #: Largest κ a model file may hold: a key costing more than a million records is no cost model.
 MAX_KEY_COST = 1e6
+MAX_MAP_SLOTS = 1e9
 #: Deepest nesting of the free-form training summary.
 MAX_TRAINING_DEPTH = 16
 #: Smallest variance-model floor: it is the log's argument.
@@ -105,6 +107,7 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "method": model.method,
         "level": model.level,
         "key_cost": model.key_cost,
+        "map_slots": model.map_slots,
         **({"eq7_fit": model.eq7_fit} if model.eq7_fit else {}),
         "models": {"SE_m": _phase_to_json(model.se_m),
                    "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
@@ -273,6 +276,8 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
     model.recurring = _checked(root.key("recurring"), Recurring.from_json)
     if "key_cost" in root.value:  # files written before κ scale the reduce by records alone
         model.key_cost = root.key("key_cost").number(0.0, MAX_KEY_COST)
+    if "map_slots" in root.value:  # a paper-form file has no wait term: none needed
+        model.map_slots = root.key("map_slots").number(0.0, MAX_MAP_SLOTS)
     cal = root.key("calibration")
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")
@@ -312,6 +317,9 @@ def _phase_from_json(node: _Node, phase: str, features: str, method: str, level:
                      form: str) -> PhaseModel:
     names = terms(phase, form)
     p = len(names)
+    if node.key("terms").value == [n for n in names if n != "wait"] != list(names):
+        node.key("terms").fail(f"written before eq {EQUATION[phase]} had its wait term: "
+                               "refit the model")
     if node.key("terms").value != list(names):
         node.key("terms").fail(f"expected the terms of eq {EQUATION[phase]}: {list(names)}")
     columns = input_columns(phase, features, form)

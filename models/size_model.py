@@ -51,6 +51,7 @@ from jobsize.models.design import (
     job_quantities,
     optional_columns,
     quantities,
+    terms,
     training_columns,
 )
 from jobsize.models.guard import EMPTY_TASK_COLUMNS, Guard
@@ -68,6 +69,7 @@ from jobsize.models.resources import (
 from jobsize.models.scaling import KEY_COST_COLUMNS, fit_key_cost, used_cpu_for_function_time
 from jobsize.models.uber import UberModel, task_times
 from jobsize.models.variance import check_method
+from jobsize.models.waves import fit_map_slots, wave_factor, wave_factor_one
 
 from jobsize.errors import ConfigError, InputError, ModelError, SchemaError
 from jobsize.schema import DEFAULT_CONTAINERS, SIZE_INPUTS, conform
@@ -211,6 +213,7 @@ class SizeModel:
     recurring: Recurring = field(default_factory=Recurring)
     calibration: dict[str, Calibration] = field(default_factory=dict)
     key_cost: float = 0.0  # κ: what a key costs a reduce, in records (probe features, tasks form)
+    map_slots: float = 0.0  # C: map containers a job gets, for eq 7's wait (0: no waves)
     eq7_fit: str | None = None  # what eq 7 was fitted on (None: the model's features)
 
     @property
@@ -259,6 +262,9 @@ class SizeModel:
         se_r = None
         x_r = design_matrix(tr.cols, "SE_r", eq7_fit, se_m=y_m, form=form, key_cost=key_cost)
         r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
+        map_slots = 0.0
+        if r_rows.any() and "wait" in terms("SE_r", form):
+            map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, method, level, form)
         if r_rows.any():
             try:
                 se_r = _fit_phase(tr, "SE_r", features, method, level, form, clock,
@@ -285,10 +291,10 @@ class SizeModel:
         model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                     uber=_uber_history(tr, y_m, y_r), training=training, form=form,
                     clock=clock, guards=guards, key_cost=key_cost,
-                    eq7_fit=None if eq7_fit == features else eq7_fit)
+                    eq7_fit=None if eq7_fit == features else eq7_fit, map_slots=map_slots)
         if eq7_fit != features:  # corrections learn the errors of what predictions are fed
             x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form,
-                                key_cost=key_cost)
+                                key_cost=key_cost, map_slots=map_slots)
             r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         model.recurring = _recurring(model, tr, x_m, x_r, y_m, y_r, m_rows, r_rows)
         return model
@@ -321,9 +327,18 @@ class SizeModel:
                                  "with reduces")
             row_r = self._row(values, "SE_r", se_m, q)
             se_r, var_r = self.se_r.predict_one(row_r)
-            b7 = self.se_r.coef_list[-1]
+            b7 = self._eq7_slope(n_m, n_r)
         return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
                             cluster, uber)
+
+    def _eq7_slope(self, n_m: float, n_r: float) -> float:
+        """dSE_r/dSE_m of a job (what S's variance carries of SE_m's): β7, plus the wait
+        term's coefficient times the job's W where eq 7 has it."""
+        names, coef = self.se_r.terms, self.se_r.coef_list
+        slope = coef[names.index("SE_m")]
+        if "wait" in names:
+            slope += coef[names.index("wait")] * wave_factor_one(n_m, n_r, self.map_slots)
+        return slope
 
     def _probed(self, values: Mapping[str, float]) -> bool:
         """Whether the job carries a probe record this model can size it from."""
@@ -494,7 +509,8 @@ class SizeModel:
         predictions are fed; ``q`` only with those)."""
         features = features or self.features
         try:
-            row = design_row(values, phase, features, se_m, self.form, q, self.key_cost)
+            row = design_row(values, phase, features, se_m, self.form, q, self.key_cost,
+                             self.map_slots)
         except KeyError as exc:
             raise InputError(self._missing(phase, exc.args[0], features)) from None
         if not all(math.isfinite(v) for v in row):
@@ -600,12 +616,12 @@ class SizeModel:
         has_r = c["n_reduces"] > 0
         x_r = None
         if self.se_r is not None:
-            x_r = design_matrix(c, "SE_r", self.features, se_m=mean_m, form=self.form, q=q)
+            x_r = design_matrix(c, "SE_r", self.features, se_m=mean_m, form=self.form, q=q,
+                                map_slots=self.map_slots)
             mr, vr = self.se_r.predict(np.nan_to_num(x_r))
             mr[~_finite_rows(x_r)] = np.nan
             mean_r, var_r = np.where(has_r, mr, 0.0), np.where(has_r, vr, 0.0)
         rows, ok = [], np.zeros(n, dtype=bool)
-        b7 = self.se_r.coef[-1] if self.se_r is not None else 0.0
         for i in range(n):
             values = {k: float(v[i]) for k, v in c.items() if math.isfinite(v[i])}
             try:
@@ -621,7 +637,9 @@ class SizeModel:
                 else:
                     row_r = x_r[i].tolist() if (x_r is not None and has_r[i]) else None
                     p = self._finish(float(mean_m[i]), float(var_m[i]), float(mean_r[i]),
-                                     float(var_r[i]), b7 if has_r[i] else 0.0, values,
+                                     float(var_r[i]),
+                                     self._eq7_slope(values["n_maps"], values["n_reduces"])
+                                     if has_r[i] else 0.0, values,
                                      values["n_maps"], values["n_reduces"], tr.apps[i],
                                      x_m[i].tolist(), row_r, cluster, bool(tr.uber[i]))
             except (InputError, ModelError) as exc:
@@ -705,6 +723,26 @@ def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float,
     except ModelError as exc:
         hint = _null_hint(tr, phase, fitted_on or features, form, clock, candidates)
         raise ModelError(f"{exc.reason}{hint}", source=tr.source) from None
+
+
+def _fit_waves(x_r: np.ndarray, rows: np.ndarray, y_m: np.ndarray, y_r: np.ndarray,
+               n_m: np.ndarray, n_r: np.ndarray, method: str, level: float, form: str) -> float:
+    """C of eq 7's wait term from the history's ``rows`` (:func:`fit_map_slots`); ``x_r``'s
+    wait column is filled with it."""
+    col = terms("SE_r", form).index("wait")
+    x, y, se_m, tasks = x_r[rows], y_r[rows], y_m[rows], (n_m[rows], n_r[rows])
+
+    def fit(slots: float) -> tuple[np.ndarray, float] | None:
+        x[:, col] = se_m * wave_factor(*tasks, slots)
+        try:
+            coef = PhaseModel.fit("SE_r", "actual", method, x, y, level, form).coef
+        except ModelError:
+            return None
+        return x @ coef, float(coef[col])
+
+    slots = fit_map_slots(*tasks, y, fit)
+    x_r[:, col] = y_m * wave_factor(n_m, n_r, slots)
+    return slots
 
 
 def _null_hint(tr: _Trace, phase: str, features: str, form: str, clock: str,

@@ -245,6 +245,10 @@ def model_summary(model: SizeModel) -> str:
             if model.form == "tasks" and model.features == "probe" else "")
     eq7 = (f" (eq 7 fitted on the jobs' own counters, fed the {model.features}'s)"
            if model.eq7_fit else "")
+    if model.form == "tasks":
+        keys += (f"; reduces wait for the map waves of {model.map_slots:g} containers a job "
+                 "(C, from the history)" if model.map_slots else
+                 "; no reduce waits for map waves in the history (C = 0)")
     return (f"Model: {forms[model.form]}, {model.features} features{eq7}{keys}, "
             f"{model.clock}-clock "
             f"task times; {intervals}; per-application corrections for {apps} "
@@ -273,7 +277,8 @@ def coefficient_table(phase: str, coefs: pd.DataFrame, model: PhaseModel) -> Tab
                           f"{r.p:.2g}", vif, r.unit)
     collinear = [r.term for r in coefs.itertuples(index=False)
                  if not r.aliased and r.vif >= COLLINEAR_VIF]
-    aliased = [r.term for r in coefs.itertuples(index=False) if r.aliased]
+    aliased = [r.term for r in coefs.itertuples(index=False)
+               if r.aliased and r.term != "wait"]  # C = 0: said under the tables
     notes = []
     if aliased:
         notes.append(f"{', '.join(aliased)}: aliased (no variation of their own in this trace), "

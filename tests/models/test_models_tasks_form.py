@@ -343,9 +343,10 @@ _COLUMNS = ("probe_map_function_ms", "probe_reduce_function_ms", "probe_map_cpu_
        f=st.floats(1e-4, 1.0), split=st.booleans(),
        values=st.lists(st.one_of(st.none(), st.floats(0, 1e9)), min_size=len(_COLUMNS),
                        max_size=len(_COLUMNS)),
-       key_cost=st.sampled_from(scaling.KEY_COSTS), reduce_tasks=st.sampled_from([0, 1, 2]))
+       key_cost=st.sampled_from(scaling.KEY_COSTS), reduce_tasks=st.sampled_from([0, 1, 2]),
+       map_slots=st.sampled_from([0.0, 2.0, 7.0, 64.0]))
 def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, values,
-                                                       key_cost, reduce_tasks):
+                                                       key_cost, reduce_tasks, map_slots):
     """The single-prediction path and the batch path compute the same eq 6 and 7 rows (a
     probe may report no reduce task: Hadoop's counters of a map-only probe)."""
     job = {"n_maps": float(n_m), "n_reduces": float(n_r), "map_input_bytes": mi,
@@ -372,8 +373,9 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
         job["combine_min_spills"] = float(math.floor(job["combine_min_spills"]) % 6)
     cols = {k: np.array([v]) for k, v in job.items()}
     for phase in ("SE_m", "SE_r"):
-        one = design_row(job, phase, "probe", se_m=3.0, form="tasks", key_cost=key_cost)
+        one = design_row(job, phase, "probe", se_m=3.0, form="tasks", key_cost=key_cost,
+                         map_slots=map_slots)
         batch = design_matrix(cols, phase, "probe", se_m=np.array([3.0]), form="tasks",
-                              key_cost=key_cost)[0]
+                              key_cost=key_cost, map_slots=map_slots)[0]
         np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
 
