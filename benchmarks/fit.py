@@ -101,6 +101,7 @@ def main() -> None:
     cols = {p: [c for c in input_columns(p, "probe", form) if c != "probe_fraction"]
             for p in ("SE_m", "SE_r")}
     coef_m, coef_r = est.model_.se_m.coef, est.model_.se_r.coef
+    at_se_m = est.model_.se_r.terms.index("SE_m")
     probe_jobs = [j for j in jobs if not j["uberized"]][:10_000]
 
     def row_of(job, phase, width):  # the job's values cut or padded to the row's width
@@ -109,7 +110,8 @@ def main() -> None:
 
     def bare(job):  # rows of the right length from the dict, no eq 8 scaling or log term
         se_m = np.array(row_of(job, "SE_m", len(coef_m))) @ coef_m
-        xr1 = np.array([*row_of(job, "SE_r", len(coef_r) - 1), se_m])
+        xr1 = np.array(row_of(job, "SE_r", len(coef_r)))
+        xr1[at_se_m] = se_m
         return se_m, xr1 @ coef_r
 
     def timed(fn):

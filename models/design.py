@@ -35,10 +35,10 @@ they have none for::
   (:mod:`jobsize.models.scaling`): per-task costs scale by N_m or N_r, fixed-size outputs do
   not grow, what the reduces write follows the job's distinct keys.
 
-In both forms, when SE_r is predicted the SE_m term takes the *predicted* SE_m; when the model is
-fitted it takes the job's actual SE_m. Times enter in seconds, bytes in bytes, records in
-records; ``log`` is the natural logarithm and ``0·log 0`` is 0 (an empty output), as is the
-sort term of fewer than one record per task.
+In both forms, when SE_r is predicted the SE_m (and wait) terms take the *predicted* SE_m;
+when the model is fitted they take the job's actual SE_m. Times enter in seconds, bytes in
+bytes, records in records; ``log`` is the natural logarithm and ``0·log 0`` is 0 (an empty
+output), as is the sort term of fewer than one record per task.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ SMALL_JOB_S = 30.0
 QUANTITIES: tuple[str, ...] = ("SE_m", "SE_r", "S")
 #: Prequential batch refits happen each time the finished-job count grows by this factor.
 REFIT_GROWTH = 1.5
-#: Finished jobs before the first prequential fit: twice eq 7's eight coefficients.
+#: Finished jobs before the first prequential fit: twice the paper's eq 7's eight coefficients.
 MIN_HISTORY = 2 * (min_jobs("SE_r") - 1)
 
 #: Columns of the per-job pairs of actual and predicted values.

@@ -67,6 +67,7 @@ MAX_MODEL_BYTES = 16 << 20
 MAX_MAGNITUDE = 1e100
 #: Largest κ a model file may hold: a key costing more than a million records is no cost model.
 MAX_KEY_COST = 1e6
+#: C beyond any cluster's containers.
 MAX_MAP_SLOTS = 1e9
 #: Deepest nesting of the free-form training summary.
 MAX_TRAINING_DEPTH = 16
@@ -278,6 +279,8 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
         model.key_cost = root.key("key_cost").number(0.0, MAX_KEY_COST)
     if "map_slots" in root.value:  # a paper-form file has no wait term: none needed
         model.map_slots = root.key("map_slots").number(0.0, MAX_MAP_SLOTS)
+        if 0 < model.map_slots < 1:
+            root.key("map_slots").fail("expected 0 (no waves) or at least one container")
     cal = root.key("calibration")
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")

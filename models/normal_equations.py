@@ -3,7 +3,7 @@
 The paper adds every finished job to the regression data set and refits. A weighted
 least-squares fit depends on the data only through ``Σ w·z·zᵀ``, ``Σ w·z·y``, ``Σ w·y²`` and
 the job count, so adding a job is a rank-one update costing O(p²) — independent of how many jobs
-came before — and the coefficients are re-solved from the p × p system (p = 7 or 8) when next
+came before — and the coefficients are re-solved from the p × p system (p = 7 to 9) when next
 needed. The result equals a batch refit over the same jobs with the same weights.
 
 Columns are divided by a fixed per-column scale (their root mean square over the first fit) so

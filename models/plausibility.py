@@ -109,7 +109,8 @@ class Plausibility:
         # Cook's distance: how far the history's fitted values would move, in residual units.
         stats = phase_model.stats
         gram = stats.gram / np.outer(stats.scale, stats.scale)
-        cook = float(delta @ gram @ delta) / (len(row) * phase_model.s2)
+        kept = int(phase_model.solution.active.sum())  # an aliased term moves nothing
+        cook = float(delta @ gram @ delta) / (kept * phase_model.s2)
         if cook > self.max_cook:
             return (f"{name} {y:.4g} s against the model's {mean:.4g} s: learning it would "
                     f"move the history's fitted values by a Cook's distance of {cook:.3g} "

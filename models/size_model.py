@@ -26,8 +26,9 @@ correction for recurring jobs (:mod:`jobsize.models.recurring`), a floor of N ×
 empty task or else the fastest task the history saw (:mod:`jobsize.models.guard`, which also
 flags extrapolation), and, when
 the model was calibrated, conformal intervals and quantiles (:mod:`jobsize.models.conformal`).
-Without a calibration the intervals are GLS's: ``Var(S) = (R_m + R_r·β7)²·Var(SE_m) +
-R_r²·Var(SE_r | SE_m)``, assuming the two models' errors independent.
+Without a calibration the intervals are GLS's: ``Var(S) = (R_m + R_r·b)²·Var(SE_m) +
+R_r²·Var(SE_r | SE_m)`` with ``b = dSE_r/dSE_m`` (β7, plus β8·W with the wait term),
+assuming the two models' errors independent.
 """
 
 from __future__ import annotations
@@ -253,6 +254,12 @@ class SizeModel:
         y_r = np.where(n_r == 0, 0.0, tr.cols[targets["SE_r"]] * _MS)
         key_cost = (fit_key_cost(tr.cols, base) if features == "probe" and form == "tasks"
                     else 0.0)
+        x_r = design_matrix(tr.cols, "SE_r", eq7_fit, se_m=y_m, form=form, key_cost=key_cost)
+        r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
+        map_slots = 0.0
+        if r_rows.any() and "wait" in terms("SE_r", form) and clock == "wall":
+            # a waiting reduce burns no CPU: on the CPU clock there is no wait to fit
+            map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, method, level, form)
         x_m = design_matrix(tr.cols, "SE_m", features, form=form, key_cost=key_cost)
         m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
         se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],
@@ -260,11 +267,6 @@ class SizeModel:
         guards = {"SE_m": Guard.of(x_m[m_rows], n_m[m_rows], y_m[m_rows],
                                    se_m.solution.xtwx_inv)}
         se_r = None
-        x_r = design_matrix(tr.cols, "SE_r", eq7_fit, se_m=y_m, form=form, key_cost=key_cost)
-        r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
-        map_slots = 0.0
-        if r_rows.any() and "wait" in terms("SE_r", form):
-            map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, method, level, form)
         if r_rows.any():
             try:
                 se_r = _fit_phase(tr, "SE_r", features, method, level, form, clock,
@@ -334,6 +336,8 @@ class SizeModel:
     def _eq7_slope(self, n_m: float, n_r: float) -> float:
         """dSE_r/dSE_m of a job (what S's variance carries of SE_m's): β7, plus the wait
         term's coefficient times the job's W where eq 7 has it."""
+        if self.se_r is None:
+            return 0.0
         names, coef = self.se_r.terms, self.se_r.coef_list
         slope = coef[names.index("SE_m")]
         if "wait" in names:

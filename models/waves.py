@@ -52,7 +52,7 @@ def wave_factor(n_m: np.ndarray, n_r: np.ndarray, map_slots: float) -> np.ndarra
     early = np.minimum(np.asarray(n_r, dtype=float), _early_reduces(map_slots))
     with np.errstate(divide="ignore", invalid="ignore"):
         left = np.where(n_m > map_slots, 1.0 / map_slots - 1.0 / n_m, 0.0)
-    return early * left
+        return np.where(left > 0, early * left, 0.0)
 
 
 def wave_factor_one(n_m: float, n_r: float, map_slots: float) -> float:
@@ -76,6 +76,8 @@ def fit_map_slots(n_m: np.ndarray, n_r: np.ndarray, y: np.ndarray,
     term; else 0. Candidates with fewer than :data:`MIN_JOBS` jobs of more maps than C are
     not tried."""
     base = _log_error(fit(0.0), y)
+    if not math.isfinite(base):
+        return 0.0
     best, best_error = 0.0, base
     for slots in MAP_SLOTS:
         if (n_m > slots).sum() < MIN_JOBS:

@@ -156,3 +156,20 @@ def test_a_file_from_before_the_wait_term_is_refused_with_what_to_do(hadoop, tmp
     with pytest.raises(ModelFileError, match=r"\$\.models\.SE_r\.terms: written before eq 7 "
                                              r"had its wait term: refit the model"):
         load_model(path)
+
+
+def test_on_the_cpu_clock_there_is_no_wait_to_fit(hadoop):
+    trace, _ = hadoop
+    # a reduce waiting for maps burns no CPU
+    assert SizeModel.fit(trace, form="tasks", clock="cpu").map_slots == 0.0
+
+
+def test_a_model_without_eq7_still_predicts_a_batch(hadoop):
+    """A history of map-only jobs (a cross-validation fold can be one) has no eq 7: the batch
+    path predicts its jobs with reduces as before, with no reduce time, rather than failing."""
+    trace, _ = hadoop
+    map_only = trace[trace["n_reduces"] == 0]
+    model = SizeModel.fit(map_only, form="tasks", partial=True)
+    assert model.se_r is None
+    frame = model.predict_frame(trace, errors="nan")
+    assert len(frame) == len(trace)
