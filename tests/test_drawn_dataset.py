@@ -18,7 +18,7 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-loaded-cpu-20261202": 3, "drawn-hadoop-20261203": 3,
          "drawn-uber-history-20261204": 3, "drawn-uber-probed-20261204": 3,
          "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3,
-         "drawn-hadoop-java-20261206": 3}
+         "drawn-hadoop-java-20261206": 3, "drawn-hadoop-java-20261207": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
