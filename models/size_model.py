@@ -259,7 +259,8 @@ class SizeModel:
         map_slots = 0.0
         if r_rows.any() and "wait" in terms("SE_r", form) and clock == "wall":
             # a waiting reduce burns no CPU: on the CPU clock there is no wait to fit
-            map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, method, level, form)
+            map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, eq7_fit, method, level,
+                                   form)
         x_m = design_matrix(tr.cols, "SE_m", features, form=form, key_cost=key_cost)
         m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
         se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],
@@ -329,20 +330,18 @@ class SizeModel:
                                  "with reduces")
             row_r = self._row(values, "SE_r", se_m, q)
             se_r, var_r = self.se_r.predict_one(row_r)
-            b7 = self._eq7_slope(n_m, n_r)
+            b_m, b_wait = self._eq7_slopes()
+            b7 = b_m + b_wait * wave_factor_one(n_m, n_r, self.map_slots)
         return self._finish(se_m, var_m, se_r, var_r, b7, values, n_m, n_r, app, row_m, row_r,
                             cluster, uber)
 
-    def _eq7_slope(self, n_m: float, n_r: float) -> float:
-        """dSE_r/dSE_m of a job (what S's variance carries of SE_m's): β7, plus the wait
-        term's coefficient times the job's W where eq 7 has it."""
+    def _eq7_slopes(self) -> tuple[float, float]:
+        """β7 and the wait term's coefficient (0 without it): a job's dSE_r/dSE_m, what S's
+        variance carries of SE_m's, is β7 + β8·W."""
         if self.se_r is None:
-            return 0.0
+            return 0.0, 0.0
         names, coef = self.se_r.terms, self.se_r.coef_list
-        slope = coef[names.index("SE_m")]
-        if "wait" in names:
-            slope += coef[names.index("wait")] * wave_factor_one(n_m, n_r, self.map_slots)
-        return slope
+        return coef[names.index("SE_m")], coef[names.index("wait")] if "wait" in names else 0.0
 
     def _probed(self, values: Mapping[str, float]) -> bool:
         """Whether the job carries a probe record this model can size it from."""
@@ -626,6 +625,9 @@ class SizeModel:
             mr[~_finite_rows(x_r)] = np.nan
             mean_r, var_r = np.where(has_r, mr, 0.0), np.where(has_r, vr, 0.0)
         rows, ok = [], np.zeros(n, dtype=bool)
+        b_m, b_wait = self._eq7_slopes()
+        b7 = np.where(has_r, b_m + b_wait * wave_factor(c["n_maps"], c["n_reduces"],
+                                                        self.map_slots), 0.0)
         for i in range(n):
             values = {k: float(v[i]) for k, v in c.items() if math.isfinite(v[i])}
             try:
@@ -641,9 +643,7 @@ class SizeModel:
                 else:
                     row_r = x_r[i].tolist() if (x_r is not None and has_r[i]) else None
                     p = self._finish(float(mean_m[i]), float(var_m[i]), float(mean_r[i]),
-                                     float(var_r[i]),
-                                     self._eq7_slope(values["n_maps"], values["n_reduces"])
-                                     if has_r[i] else 0.0, values,
+                                     float(var_r[i]), float(b7[i]), values,
                                      values["n_maps"], values["n_reduces"], tr.apps[i],
                                      x_m[i].tolist(), row_r, cluster, bool(tr.uber[i]))
             except (InputError, ModelError) as exc:
@@ -730,7 +730,8 @@ def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float,
 
 
 def _fit_waves(x_r: np.ndarray, rows: np.ndarray, y_m: np.ndarray, y_r: np.ndarray,
-               n_m: np.ndarray, n_r: np.ndarray, method: str, level: float, form: str) -> float:
+               n_m: np.ndarray, n_r: np.ndarray, features: str, method: str, level: float,
+               form: str) -> float:
     """C of eq 7's wait term from the history's ``rows`` (:func:`fit_map_slots`); ``x_r``'s
     wait column is filled with it."""
     col = terms("SE_r", form).index("wait")
@@ -739,7 +740,7 @@ def _fit_waves(x_r: np.ndarray, rows: np.ndarray, y_m: np.ndarray, y_r: np.ndarr
     def fit(slots: float) -> tuple[np.ndarray, float] | None:
         x[:, col] = se_m * wave_factor(*tasks, slots)
         try:
-            coef = PhaseModel.fit("SE_r", "actual", method, x, y, level, form).coef
+            coef = PhaseModel.fit("SE_r", features, method, x, y, level, form).coef
         except ModelError:
             return None
         return x @ coef, float(coef[col])

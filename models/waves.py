@@ -51,8 +51,8 @@ def wave_factor(n_m: np.ndarray, n_r: np.ndarray, map_slots: float) -> np.ndarra
         return np.zeros_like(n_m)
     early = np.minimum(np.asarray(n_r, dtype=float), _early_reduces(map_slots))
     with np.errstate(divide="ignore", invalid="ignore"):
-        left = np.where(n_m > map_slots, 1.0 / map_slots - 1.0 / n_m, 0.0)
-        return np.where(left > 0, early * left, 0.0)
+        left = 1.0 / map_slots - 1.0 / n_m  # > 0 only for more maps than C
+    return np.where(left > 0, early * left, 0.0)
 
 
 def wave_factor_one(n_m: float, n_r: float, map_slots: float) -> float:

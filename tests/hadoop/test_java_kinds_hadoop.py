@@ -100,7 +100,6 @@ def test_a_java_kind_is_probed_as_a_real_uber_job(hadoop_cluster, text, capsys):
     assert job["probe_map_output_records"] == history.record["map_output_records"] > 0
 
 
-
 def test_jobsize_run_takes_java_tasks_as_the_guide_gives_them(hadoop_cluster, text, tmp_path,
                                                               capsys):
     mapper = "java-class org.jobsize.hadoop.CostShape$Map piece=5 alpha=6"
