@@ -115,8 +115,9 @@ class Design:
     the job configuration given to probe, predict and run alike (``-D KEY=VALUE``); empty means
     the configuration defaults, as when a user gives none. ``max_fraction`` caps each probe's
     sample fraction as ``jobsize probe --max-fraction`` does (None: Algorithm 1's
-    1/max(N_m, N_r)). ``probe_uber`` probes even the jobs Hadoop runs in uber mode, as
-    ``jobsize probe --force`` does, so that they are sized from their probes.
+    1/max(N_m, N_r)). ``probe_uber`` probes the jobs Hadoop runs in uber mode too, as ``jobsize
+    probe`` does, so that they are sized from their probes; False leaves them to the history's
+    uber jobs, as ``--uber-from-history`` does.
 
     The default kinds are the hand-written held-out kinds, the development set. ``kind_seed``
     says that ``kinds`` are the first kinds drawn with that seed from the space of cost shapes
@@ -132,7 +133,7 @@ class Design:
     max_maps: int = 200
     conf: Mapping[str, str] = field(default_factory=dict)
     max_fraction: float | None = DEFAULT_MAX_FRACTION
-    probe_uber: bool = False
+    probe_uber: bool = True
     kind_seed: int | None = None
     java_share: float = 0.0  # the chance that a drawn kind was made a Java job
 
@@ -181,6 +182,8 @@ class Design:
                 "max_maps": self.max_maps, "conf": dict(self.conf),
                 # only when set, so directories made before the option resume as they were
                 **({} if self.max_fraction is None else {"max_fraction": self.max_fraction}),
+                # True only: directories made before uber jobs were probed by default resume
+                # with --uber-from-history, as they were made
                 **({"probe_uber": True} if self.probe_uber else {}),
                 **({} if self.kind_seed is None else {"kind_seed": self.kind_seed,
                                                       "kind_space": _space_version()}),
@@ -394,7 +397,7 @@ class HeldOutTrace(BenchTrace):
         plan = spec.plan(input_bytes)
         out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                                "map_input_bytes": input_bytes, **plan.record(),
-                               "reason": plan.reason}
+                               "reason": plan.said(self.design.probe_uber)}
         error = None
         if plan.probe or self.design.probe_uber:
             try:
@@ -678,8 +681,8 @@ def _report_text(trace: HeldOutTrace, records: pd.DataFrame, reference: str | os
     buf.write(f"- measured in {len(runs)} run(s), {wall / 60:.1f} min in all, "
               f"{runs[0].get('started', '?') if runs else '?'} to "
               f"{runs[-1].get('finished', '?') if runs else '?'}\n")
-    sized = ("probed anyway (--force), sized from their probes" if trace.design.probe_uber
-             else "not probed, sized from history")
+    sized = ("probed, sized from their probes" if trace.design.probe_uber
+             else "not probed (--uber-from-history), sized from history")
     buf.write(f"- probe plan said uber ({sized}) for "
               f"{int(planned_uber.sum())} jobs; the engine ran {int(ran_uber.sum())} jobs in "
               f"uber mode; they disagreed on {int((planned_uber != ran_uber).sum())}\n\n")
@@ -768,8 +771,8 @@ READING = """\
   job's total task time SE_m + SE_r, for jobs of at least 10 maps: median / 90th percentile
   (number of jobs).
 - **probed jobs** and **jobs the probe plan took for uber**: the held-out jobs split by the
-  probe's decision; a job taken for an uber job is not probed and is sized from the history
-  (with `--force` it is probed and sized from its probe).
+  probe's decision; a job taken for an uber job is probed and sized from its probe (with
+  `--uber-from-history` it is not probed and is sized from the history).
 - **unpredicted**: succeeded jobs for which the prediction failed (the trace's
   `predict_error` says why); they are left out of the error columns.
 - **target**: what the size predictions should reach for a size-based scheduler to rely on them.
@@ -792,8 +795,8 @@ def command_line(trace: HeldOutTrace) -> str:
     parts += [f"-D {k}={v}" for k, v in d.conf.items()]
     if d.max_fraction is not None:
         parts.append(f"--max-fraction {d.max_fraction:g}")
-    if d.probe_uber:
-        parts.append("--force")
+    if not d.probe_uber:
+        parts.append("--uber-from-history")
     if trace.engine != "local":
         parts.append(f"--engine {trace.engine}")
     if trace.workers:

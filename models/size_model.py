@@ -353,7 +353,7 @@ class SizeModel:
                 cluster: Resources, uber: bool = False) -> Prediction:
         """Corrections, floors, intervals and flags on top of the regression's means.
 
-        An ``uber`` job here is one sized from its probe (``jobsize probe --force``): eq 6
+        An ``uber`` job here is one sized from its probe (``jobsize probe``'s default): eq 6
         and 7 give its task times as for any job, and its tasks run one after another inside
         the ApplicationMaster's container — its size is that container's (eq 5 with R_am, as
         :func:`~jobsize.models.resources.uber_size`), its ideal run time their sum."""

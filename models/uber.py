@@ -1,12 +1,12 @@
-"""Size of uber jobs, which are not probed (paper §III-A).
+"""Size of uber jobs left unprobed (paper §III-A; ``--uber-from-history``).
 
-Uber jobs run inside their AM container and are not probed; the paper estimates their size "using
-historic average task execution time" (:class:`UberEstimate`): per phase, the running mean and
-variance of the per-job mean task time ``SE / N`` over finished uber jobs. Until an uber job with
-that phase has been seen, the history of all finished jobs stands in, and a reduce phase with no
-history at all borrows the map phase's — each fallback is reported by
-:meth:`UberEstimate.source`. The predictive variance of ``N·ē`` is ``N²·s²·(1 + 1/k)`` over k
-past jobs with sample variance s² of their mean task times.
+Uber jobs run inside their AM container, and the paper does not probe them; it estimates their size
+"using historic average task execution time" (:class:`UberEstimate`): per phase, the running mean
+and variance of the per-job mean task time ``SE / N`` over finished uber jobs. Until an uber job
+with that phase has been seen, the history of all finished jobs stands in, and a reduce phase with
+no history at all borrows the map phase's — each fallback is reported by
+:meth:`UberEstimate.source`. The predictive variance of ``N·ē`` is ``N²·s²·(1 + 1/k)`` over k past
+jobs with sample variance s² of their mean task times.
 
 A mean task time ignores what an uber job does tell before it runs: its map count and input
 size. Once the history holds enough uber jobs, :class:`UberModel` predicts each phase's total
@@ -19,6 +19,10 @@ grow less than in proportion, start-up dominating the smallest)::
 fitted by least squares with O(p²) online updates; its predictive variance on the log scale
 gives the interval. Recurring applications get the same per-application correction as other
 jobs (:mod:`jobsize.models.recurring`).
+
+Neither knows a kind the history never ran (a new kind's uber job came out at a third of its
+size), so ``jobsize probe`` probes uber jobs by default and they are sized from their probes;
+this module sizes those that carry no probe.
 """
 
 from __future__ import annotations

@@ -214,6 +214,15 @@ class ProbePlan:
     def uberized(self) -> bool:
         return not self.probe
 
+    def said(self, probe_uber: bool) -> str:
+        """The reason, with how an uber job is sized when uber jobs are probed or not."""
+        if self.probe:
+            return self.reason
+        if probe_uber:
+            return f"{self.reason}; probed all the same, and sized from its probe"
+        return (f"{self.reason}; not probed (--uber-from-history): sized from the history's "
+                "uber jobs, as the paper does")
+
     def record(self) -> dict[str, Any]:
         """Record columns settled before probing: ``uberized``, and for an uber job null
         probe columns (it is never probed)."""
@@ -225,7 +234,7 @@ class ProbePlan:
 
 def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
                conf: Mapping[str, object] | None = None) -> ProbePlan:
-    """Probe unless Hadoop would run the job in uber mode (paper §III-A).
+    """Whether Hadoop would run the job in uber mode, which the paper does not probe (§III-A).
 
     The decision is Hadoop's on the job's configuration (:func:`jobsize.ubermode.decide`:
     uber mode is off unless ``mapreduce.job.ubertask.enable`` is set); the reason names the
@@ -233,9 +242,7 @@ def plan_probe(n_maps: int, n_reduces: int, input_bytes: int,
     """
     decision = decide(n_maps, n_reduces, input_bytes, conf)
     if decision.uber:
-        return ProbePlan(False, f"{decision.reason}: Hadoop runs it inside its AM container, "
-                         "so it is not probed; it is sized from the history of uber jobs "
-                         "(--force probes it, and predict sizes it from its probe)",
+        return ProbePlan(False, f"{decision.reason}: Hadoop runs it inside its AM container",
                          input_bytes)
     return ProbePlan(True, f"not an uber job ({decision.reason}); probe it", input_bytes)
 

@@ -140,13 +140,14 @@ def test_a_capped_probe_fraction_is_part_of_the_design():
         Design(max_fraction=0.0)
 
 
-def test_uber_jobs_probed_anyway_are_sized_from_their_probes(history, tmp_path):
-    assert "probe_uber" not in Design().settings()  # directories made before it resume
-    assert Design(probe_uber=True).settings()["probe_uber"] is True
+def test_uber_jobs_are_probed_and_sized_from_their_probes(history, tmp_path):
+    # directories made before uber jobs were probed by default resume with the option
+    assert "probe_uber" not in Design(probe_uber=False).settings()
+    assert Design().settings()["probe_uber"] is True
     out = tmp_path / "uber"
     tiny = [a for a in TINY if a != "mapreduce.job.ubertask.enable=false"]
     tiny[tiny.index("-D") + 1:tiny.index("-D") + 1] = ["mapreduce.job.ubertask.enable=true"]
-    assert main(["evaluate", "-o", str(out), "--trace", history, *tiny, "--force",
+    assert main(["evaluate", "-o", str(out), "--trace", history, *tiny,
                  "--jobs-per-kind", "1"]) == 0
     trace = read_trace(out / "heldout.parquet")
     assert trace["uberized"].all() and trace["probe_planned_uber"].all()
@@ -156,8 +157,22 @@ def test_uber_jobs_probed_anyway_are_sized_from_their_probes(history, tmp_path):
         assert prediction["uber"] and any("sized from its probe" in n
                                           for n in prediction["notes"])
     report = (out / "report.md").read_text()
-    assert "probed anyway (--force), sized from their probes) for 2 jobs" in report
-    assert "--force" in report.splitlines()[2]
+    assert "probed, sized from their probes) for 2 jobs" in report
+    assert "--uber-from-history" not in report.splitlines()[2]
+    # the paper's way, on request: unprobed, sized from the history's uber jobs
+    assert main(["evaluate", "-o", str(out), "--trace", history, *tiny, "--uber-from-history",
+                 "--jobs-per-kind", "1"]) == 2  # not the options the directory was made with
+    paper = tmp_path / "paper"
+    assert main(["evaluate", "-o", str(paper), "--trace", history, *tiny,
+                 "--uber-from-history", "--jobs-per-kind", "1"]) == 0
+    trace = read_trace(paper / "heldout.parquet")
+    assert trace["uberized"].all() and trace["probe_fraction"].isna().all()
+    for stored in trace["prediction"]:
+        prediction = json.loads(stored)
+        assert not any("sized from its probe" in n for n in prediction["notes"])
+    report = (paper / "report.md").read_text()
+    assert "not probed (--uber-from-history), sized from history) for 2 jobs" in report
+    assert "--uber-from-history" in report.splitlines()[2]
 
 
 def test_another_model_on_an_evaluation_directory_is_refused(evaluated, tmp_path, capsys):

@@ -294,6 +294,21 @@ def add_sample_budget(parser: argparse.ArgumentParser) -> None:
                         "0: none)")
 
 
+def add_uber_sizing(parser: argparse.ArgumentParser) -> None:
+    """How jobs Hadoop runs in uber mode are sized (``probe`` and ``evaluate``): probed, as
+    any job, by default — sized from the history's uber jobs, a kind the history never ran
+    comes out at a third of its size — or unprobed, the paper's way."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--uber-from-history", dest="probe_uber", action="store_false",
+                       help="probe no job that Hadoop runs in uber mode: size it from the "
+                       "history's uber jobs, unprobed, as the paper does (default: probe it, "
+                       "and size it from its probe)")
+    # the default since uber jobs are probed; kept so that earlier command lines still run
+    group.add_argument("--force", dest="probe_uber", action="store_true",
+                       help=argparse.SUPPRESS)
+    parser.set_defaults(probe_uber=True)
+
+
 def sample_budget(args: argparse.Namespace) -> dict[str, Any]:
     """The ``max_fraction`` and ``min_bytes`` of :func:`add_sample_budget`, defaults filled."""
     from jobsize.sampler.sampling import DEFAULT_MAX_FRACTION, DEFAULT_MIN_SAMPLE_BYTES

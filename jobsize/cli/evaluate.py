@@ -24,6 +24,7 @@ from jobsize.cli._options import (
     add_cluster,
     add_output,
     add_parallel,
+    add_uber_sizing,
     byte_size,
     containers,
     count,
@@ -98,10 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cap each probe's sample at this fraction of the job's input, as "
                         "`jobsize probe --max-fraction` does (default: Algorithm 1's "
                         "1/max(N_m, N_r), uncapped)")
-    parser.add_argument("--force", action="store_true",
-                        help="probe even the jobs Hadoop runs in uber mode, as `jobsize probe "
-                        "--force` does, so they are sized from their probes (default: sized "
-                        "from the history's uber jobs)")
+    add_uber_sizing(parser)
     add_parallel(parser, help="engine process pool size (default: the engine's default)")
     parser.add_argument("--input-cache", type=byte_size, default=None, metavar="BYTES",
                         help="generated input kept for later jobs (default: 2G)")
@@ -165,7 +163,7 @@ def _design(args: argparse.Namespace, conf: dict[str, str]):
     from jobsize.heldout import Design
 
     options = dict(jobs_per_kind=args.jobs_per_kind, scale=args.scale, conf=conf,
-                   max_fraction=args.max_fraction, probe_uber=args.force)
+                   max_fraction=args.max_fraction, probe_uber=args.probe_uber)
     if args.java_share and (args.drawn is None or args.engine != "hadoop"):
         raise ConfigError("Java kinds are drawn (--drawn N) and run on a Hadoop cluster "
                           "(--engine hadoop): the local engine runs programs",

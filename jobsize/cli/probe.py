@@ -3,14 +3,15 @@
     jobsize probe --input INPUT... --mapper CMD [--reducer CMD] [--maps N] --reduces R
                   [--max-splits K] [--seed S] [--split-size BYTES] [-D KEY=VALUE]... [--hadoop]
 
-Draws the job's sample (Algorithm 1), runs the job's mapper and reducer over it as the split
-probe's few small tasks in this process (uber mode) and prints the probe record (the job
-record's ``probe_*`` columns) as JSON. A job Hadoop would run in uber mode itself is not probed
-(the record says so) unless ``--force``. With ``--hadoop`` the sample is written to a local
-directory and the commands that upload it and run the probe on a cluster (``hadoop jar
-hadoop-streaming.jar``, uber mode, the probing queue) are printed instead; the probe carries
-``jobsize.probe.id`` (a new UUID unless ``-D jobsize.probe.id=...`` gives one), which the job
-itself is then run with.
+Draws the job's sample (Algorithm 1), runs the job's mapper and reducer over it as the split probe's
+few small tasks in this process (uber mode) and prints the probe record (the job record's
+``probe_*`` columns) as JSON. A job Hadoop would run in uber mode itself is probed too, so that
+predict sizes it from its probe; ``--uber-from-history`` leaves it unprobed, to be sized from the
+history's uber jobs as the paper does (the record says which). With ``--hadoop`` the sample is
+written to a local directory and the commands that upload it and run the probe on a cluster
+(``hadoop jar hadoop-streaming.jar``, uber mode, the probing queue) are printed instead; the probe
+carries ``jobsize.probe.id`` (a new UUID unless ``-D jobsize.probe.id=...`` gives one), which the
+job itself is then run with.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from jobsize.cli._options import (
     add_cluster,
     add_job_arguments,
     add_sample_budget,
+    add_uber_sizing,
     add_webhdfs_arguments,
     containers,
     count,
@@ -60,10 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_webhdfs_arguments(parser)
     parser.add_argument("--history", default=None, metavar="DIR",
                         help="keep the probe's own .jhist and _conf.xml in DIR")
-    parser.add_argument("--force", action="store_true",
-                        help="probe even a job that Hadoop would run in uber mode; predict "
-                        "then sizes it from its probe rather than from the history's uber "
-                        "jobs")
+    add_uber_sizing(parser)
     parser.add_argument("--hadoop", action="store_true",
                         help="run the probe on Hadoop (the cluster `jobsize hadoop up` "
                         "started) as a real uber-mode job, and read its record from the "
@@ -142,10 +141,10 @@ def run(args: argparse.Namespace) -> int:
     # configuration, whether it runs in uber mode, and (unless it does) its probe record.
     out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                            "map_input_bytes": input_bytes, **plan.record(),
-                           "reason": plan.reason}
-    if (plan.probe or args.force) and args.hadoop:
+                           "reason": plan.said(args.probe_uber)}
+    if (plan.probe or args.probe_uber) and args.hadoop:
         out.update(probe_on_hadoop(spec, splits, args))
-    elif plan.probe or args.force:
+    elif plan.probe or args.probe_uber:
         from jobsize.engine import LocalEngine, run_probe
         from jobsize.progress import progress_bar
 

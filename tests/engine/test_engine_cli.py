@@ -75,14 +75,20 @@ def test_probe_prints_the_probe_record(programs, three_lines, capsys):
     uber_on = ("-D", "mapreduce.job.ubertask.enable=true")
     assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1")) == 0
     assert json.loads(capsys.readouterr().out)["uberized"] is False
+    # an uber job is probed all the same, unless sized from the history as the paper does
     assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1",
-                            *uber_on)) == 0
+                            *uber_on, "--uber-from-history")) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["uberized"] is True and record["probe_fraction"] is None
-    assert "uber" in record["reason"]
-    assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1", *uber_on,
-                            "--force", "--seed", "2")) == 0
-    assert json.loads(capsys.readouterr().out)["probe_map_output_records"] > 0
+    assert "uber" in record["reason"] and "--uber-from-history" in record["reason"]
+    for old_spelling in ((), ("--force",)):  # --force, the default now, still accepted
+        assert main(_probe_args(programs, three_lines, "--maps", "4", "--reduces", "1",
+                                *uber_on, *old_spelling, "--seed", "2")) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["uberized"] is True and record["probe_map_output_records"] > 0
+        assert "probed all the same" in record["reason"]
+    with pytest.raises(SystemExit):
+        main(_probe_args(programs, three_lines, "--force", "--uber-from-history"))
 
 
 def test_probe_sizes_the_job_run_runs_when_maps_is_only_a_hint(programs, three_lines,

@@ -87,7 +87,7 @@ def test_a_java_kind_is_probed_as_a_real_uber_job(hadoop_cluster, text, capsys):
     w = KindPoint(**FRAMEWORK, language="java").workload()
     argv = ["probe", "--input", str(text), "--mapper", shlex.join(w.mapper),
             "--combiner", shlex.join(w.combiner), "--reducer", shlex.join(w.reducer),
-            "--maps", "3", "--reduces", "2", "--seed", "3", "--force", "--hadoop",
+            "--maps", "3", "--reduces", "2", "--seed", "3", "--hadoop",
             "--cluster", hadoop_cluster.directory]
     assert main(argv) == 0, capsys.readouterr().err
     job = json.loads(capsys.readouterr().out)

@@ -90,10 +90,13 @@ def test_spec_draws_its_sample_from_its_inputs(tmp_path: Path) -> None:
 ON = {"mapreduce.job.ubertask.enable": "true"}
 
 
-def test_uber_job_is_not_probed_and_the_record_says_so() -> None:
+def test_an_uber_job_is_planned_as_one_and_the_record_says_so() -> None:
     plan = plan_probe(3, 1, 20 * MB, ON)
     assert not plan.probe and plan.uberized
-    assert "uber job" in plan.reason and "history of uber jobs" in plan.reason
+    assert "uber job" in plan.reason and "AM container" in plan.reason
+    assert "sized from its probe" in plan.said(probe_uber=True)
+    assert "history's uber jobs" in plan.said(probe_uber=False)
+    assert plan_probe(3, 1, 20 * MB).said(False) == plan_probe(3, 1, 20 * MB).reason
     rec = plan.record()
     assert rec["uberized"] is True
     assert all(rec[c] is None for c in PROBE_COLUMNS)
