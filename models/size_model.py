@@ -68,7 +68,7 @@ from jobsize.models.resources import (
     uber_size,
 )
 from jobsize.models.scaling import KEY_COST_COLUMNS, fit_key_cost, used_cpu_for_function_time
-from jobsize.models.uber import UberModel, task_times
+from jobsize.models.uber import PROBE_TASK_COLUMNS, UberModel, probed_task_times, task_times
 from jobsize.models.variance import check_method
 from jobsize.models.waves import fit_map_slots, wave_factor, wave_factor_one
 
@@ -128,7 +128,7 @@ def _numeric_columns(features: str, form: str, clock: str, eq7_fit: str | None =
                            *SIZE_INPUTS,
                            "map_input_bytes", *CLOCKS[clock].values(),
                            *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values(),
-                           *KEY_COST_COLUMNS))
+                           *KEY_COST_COLUMNS, *PROBE_TASK_COLUMNS))
     return tuple(names)
 
 
@@ -353,15 +353,21 @@ class SizeModel:
                 cluster: Resources, uber: bool = False) -> Prediction:
         """Corrections, floors, intervals and flags on top of the regression's means.
 
-        An ``uber`` job here is one sized from its probe (``jobsize probe``'s default): eq 6
-        and 7 give its task times as for any job, and its tasks run one after another inside
+        An ``uber`` job here is one sized from its probe (``jobsize probe``'s default): its
+        task times are the probe's scaled (:func:`~jobsize.models.uber.probed_task_times`;
+        eq 6 and 7's where the probe recorded none), and its tasks run one after another inside
         the ApplicationMaster's container — its size is that container's (eq 5 with R_am, as
         :func:`~jobsize.models.resources.uber_size`), its ideal run time their sum."""
         notes: list[str] = []
-        se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
-        se_m = self._floored("SE_m", se_m, n_m, values, notes)
-        if n_r > 0:
-            se_r = self._floored("SE_r", se_r, n_r, values, notes)
+        direct = probed_task_times(values, self.key_cost) if uber else None
+        if direct is not None:  # the regression's relative uncertainty, about the probe's times
+            var_m, var_r = _rescaled(var_m, se_m, direct[0]), _rescaled(var_r, se_r, direct[1])
+            se_m, se_r = direct
+        else:
+            se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
+            se_m = self._floored("SE_m", se_m, n_m, values, notes)
+            if n_r > 0:
+                se_r = self._floored("SE_r", se_r, n_r, values, notes)
         rm_mem, rm_vc, rr_mem, rr_vc, ram_mem, ram_vc = containers(values)
         r_m, r_r = Resources(rm_mem, rm_vc), Resources(rr_mem, rr_vc)
         r_am = Resources(ram_mem, ram_vc) if uber else None
@@ -376,7 +382,9 @@ class SizeModel:
             size, minimum = uber_size(se_m, se_r, r_am), se_m + se_r
             apb = r_am if minimum > 0 else Resources(0.0, 0.0)
             notes.append("uber job sized from its probe: its tasks run one after another in "
-                         "the ApplicationMaster's container")
+                         "the ApplicationMaster's container" + (
+                             ", each taking what the probe's took beyond its functions"
+                             if direct is not None else ""))
         return Prediction(SE_m=se_m, SE_r=se_r, S=size, minE=minimum, APB=apb,
                           SE_m_interval=m_int, SE_r_interval=r_int, S_interval=s_int,
                           level=self.level, uber=uber, quantiles=quantiles,
@@ -687,6 +695,11 @@ def _frame_row(p: Prediction | None) -> dict[str, object]:
         "minE_s": p.minE, "APB_mb": p.APB.memory, "APB_vcores": p.APB.vcores,
         "extrapolation": ",".join(p.extrapolation),
     }
+
+
+def _rescaled(variance: float, mean: float, other: float) -> float:
+    """``variance`` of an estimate ``mean`` carried to ``other`` at the same relative spread."""
+    return variance * (other / mean) ** 2 if mean > 0 else variance
 
 
 def _log_ratio(actual: float, predicted: float) -> float:

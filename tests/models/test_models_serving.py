@@ -250,9 +250,10 @@ def test_the_floor_is_the_probes_empty_task_where_it_ran_one(fitted, history):
 
 
 @pytest.mark.parametrize("calibrated", [False, True], ids=["gls", "conformal"])
-def test_an_uber_job_probed_anyway_is_sized_from_its_probe_in_its_am(history, calibrated):
-    """`jobsize probe --force` probes an uber job: its tasks cost what eq 6 and 7 say, run one
-    after another in the ApplicationMaster's container."""
+def test_a_probed_uber_job_is_sized_from_its_probe_in_its_am(history, calibrated):
+    """`jobsize probe` probes an uber job; where its probe record has no task times, its tasks
+    cost what eq 6 and 7 say (test_models_uber_probed: where it has), run one after another in
+    the ApplicationMaster's container."""
     model = SizeModel.fit(history, form="tasks")
     if calibrated:
         model = calibrate(model, history)

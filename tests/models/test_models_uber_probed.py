@@ -1,0 +1,80 @@
+"""An uber job sized from its probe: the probe's task times scaled, not eq 6 and 7's per-task
+costs of a container the job never starts."""
+
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jobsize.models.job import job_values
+from jobsize.models.size_model import SizeModel
+from jobsize.models.synthetic import linear_trace
+from jobsize.models.uber import probed_task_times
+from models_helpers import as_job
+
+#: A probe of a quarter of a 4-map, 1-reduce job's input: 2 map tasks of 900 ms, 600 ms of it
+#: in the map function and 100 in the combiner; 1 reduce task of 500 ms, 200 in the function.
+PROBE = {"n_maps": 4.0, "n_reduces": 1.0, "map_input_bytes": 4e6, "probe_fraction": 0.25,
+         "probe_map_tasks": 2.0, "probe_map_task_ms": 1800.0, "probe_map_function_ms": 1200.0,
+         "probe_combine_function_ms": 200.0, "probe_reduce_tasks": 1.0,
+         "probe_reduce_task_ms": 500.0, "probe_reduce_function_ms": 200.0,
+         "probe_map_output_records": 1000.0, "probe_reduce_input_records": 1000.0}
+
+
+def test_each_task_takes_what_a_probe_task_took_beyond_its_functions():
+    se_m, se_r = probed_task_times(PROBE)
+    # functions scaled by 1/f (no start-up or fixed cost recorded): 1.2 s / 0.25 and the
+    # combiner's 0.2 s / 0.25; plus 4 maps × (1.8 - 1.2 - 0.2) s / 2 probe tasks
+    assert se_m == pytest.approx(1.2 / 0.25 + 0.2 / 0.25 + 4 * 0.2)
+    # the reduce: 0.2 s × (1000 records over 1000 of the probe's: the job's own count is
+    # scaled from the probe's map output, 1/f) plus one reduce × 0.3 s
+    assert se_r == pytest.approx(0.2 / 0.25 + 1 * 0.3)
+
+
+def test_a_map_only_job_has_no_reduce_time_and_a_probe_without_task_times_gives_none():
+    map_only = {**PROBE, "n_reduces": 0.0}
+    assert probed_task_times(map_only)[1] == 0.0
+    for missing in ("probe_map_task_ms", "probe_map_tasks", "probe_reduce_task_ms"):
+        assert probed_task_times({k: v for k, v in PROBE.items() if k != missing}) is None
+    # no timing wrapper: the tasks' CPU time stands for the function time, on both sides
+    cpu = {**{k: v for k, v in PROBE.items() if k != "probe_map_function_ms"},
+           "probe_map_cpu_ms": 1000.0}
+    assert probed_task_times(cpu)[0] == pytest.approx(1.0 / 0.25 + 0.2 / 0.25 + 4 * 0.3)
+
+
+@given(task=st.floats(0.0, 1e5), function=st.floats(0.0, 1e5), tasks=st.integers(1, 8))
+def test_a_task_never_takes_less_than_its_functions(task, function, tasks):
+    job = {**PROBE, "probe_map_task_ms": task, "probe_map_function_ms": function,
+           "probe_combine_function_ms": 0.0, "probe_map_tasks": float(tasks)}
+    se_m, _ = probed_task_times(job)
+    assert se_m >= function / 1000 / 0.25 - 1e-9 and math.isfinite(se_m)
+
+
+def test_predict_sizes_a_probed_uber_job_from_its_probes_task_times():
+    history = linear_trace(400, seed=3, uber=0.1)
+    model = SizeModel.fit(history, form="tasks")
+    row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
+    job = {**as_job(row), "job_name": None, "am_memory_mb": 2048.0, "am_vcores": 1.0,
+           "uberized": True}
+    timed = {**job, "probe_map_tasks": 2.0, "probe_reduce_tasks": 1.0,
+             "probe_map_task_ms": job["probe_map_function_ms"] + 300.0,
+             "probe_reduce_task_ms": job["probe_reduce_function_ms"] + 80.0}
+    values = job_values(timed)
+    expected = probed_task_times(values, model.key_cost)
+    uber = model.predict_one(values)
+    assert (uber.SE_m, uber.SE_r) == pytest.approx(expected)
+    assert uber.S.memory == pytest.approx(2048 * sum(expected))
+    assert uber.S_interval[0].memory <= uber.S.memory <= uber.S_interval[1].memory
+    assert any("beyond its functions" in note for note in uber.notes)
+    # the batch path says the same
+    frame = pd.DataFrame([row]).assign(uberized=True, am_memory_mb=2048, am_vcores=1,
+                                       job_name=pd.NA, **{k: timed[k] for k in timed
+                                                          if k.endswith("_tasks")
+                                                          or k.endswith("_task_ms")})
+    batch = model.predict_frame(frame).iloc[0]
+    assert batch["SE_m_s"] == pytest.approx(uber.SE_m)
+    assert batch["S_mb_s"] == pytest.approx(uber.S.memory)
+    # a job that does not run in uber mode is sized by eq 6 and 7 all the same
+    normal = model.predict_one(job_values({**timed, "uberized": False}))
+    assert normal.SE_m != pytest.approx(uber.SE_m)
