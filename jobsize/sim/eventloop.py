@@ -253,6 +253,12 @@ class Simulation:
         return not self.am_used0 or (self.am_used0 + self._min_am0 <= self.am_limit0
                                      and self.am_used1 + self._min_am1 <= self.am_limit1)
 
+    def am_may_start(self, node: int) -> bool:
+        """Whether some AM could start on ``node`` now: the max AM share admits one and the
+        node has room for the smallest AM (False rules out every job waiting for its AM)."""
+        return (self.free0[node] >= self._min_am0 and self.free1[node] >= self._min_am1
+                and self.am_admissible())
+
     def has_local_map(self, j: int, node: int) -> bool:
         """Whether ``j`` has a pending map whose block is on ``node`` (False without a block
         locality model)."""

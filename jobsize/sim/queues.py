@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jobsize.sim.eventloop import Simulation
 
-Entry = tuple[float, int, int]  # key, job, version
+Entry = tuple[float, int, int]  # key, job, version (negative in the AM heap)
 
 
 class KeyedQueue:
@@ -36,7 +36,7 @@ class KeyedQueue:
         self.sim = sim
         self.key = key
         self._heaps: tuple[list[Entry], list[Entry]] = ([], [])  # waiting for AM, running
-        self._ver: dict[int, int] = {}  # job -> version of its live entry (absent: not queued)
+        self._ver: dict[int, Entry] = {}  # job -> its live entry (absent: not queued)
         self._n = 0
         self._uniform = (sim.uniform_am, sim.uniform_task)
 
@@ -56,14 +56,24 @@ class KeyedQueue:
         ph = sim.phase[j]  # sim.has_demand(j), inlined: this runs for every container
         if ph == 1 or (ph == 3 and (sim.maps_todo[j] > 0
                                     or (sim.reduce_ready[j] and sim.reduces_todo[j] > 0))):
-            self._n += 1
-            self._ver[j] = self._n
-            heap = self._heaps[0 if sim.phase[j] == 1 else 1]
-            heapq.heappush(heap, (self.key(j), j, self._n))
-            if len(heap) > 64 and len(heap) > 4 * len(self._ver):
-                self._compact(heap)
+            key = self.key(j)
+            live = self._ver.get(j)
+            # a live entry in the right heap whose key is still a lower bound serves as well
+            # (the head is re-filed when met); a Fair job released a container it had taken
+            # since its entry was filed, say
+            if live is None or live[0] > key or (live[2] < 0) != (ph == 1):
+                self._push(j, key, ph == 1)
         else:
             self._ver.pop(j, None)
+
+    def _push(self, j: int, key: float, am: bool) -> None:
+        self._n += 1
+        entry = (key, j, -self._n if am else self._n)
+        self._ver[j] = entry
+        heap = self._heaps[0 if am else 1]
+        heapq.heappush(heap, entry)
+        if len(heap) > 64 and len(heap) > 4 * len(self._ver):
+            self._compact(heap)
 
     def add(self, j: int) -> None:
         """Insert ``j`` unless already queued in the right heap (its key has not changed)."""
@@ -75,7 +85,7 @@ class KeyedQueue:
 
     def _compact(self, heap: list[Entry]) -> None:
         ver = self._ver
-        heap[:] = [e for e in heap if ver.get(e[1]) == e[2]]
+        heap[:] = [e for e in heap if ver.get(e[1]) is e]
         heapq.heapify(heap)
 
     def _top(self, heap: list[Entry]) -> Entry | None:
@@ -89,7 +99,7 @@ class KeyedQueue:
         while heap:
             entry = heap[0]
             j = entry[1]
-            if ver.get(j) != entry[2]:
+            if ver.get(j) is not entry:
                 heappop(heap)
                 continue
             ph = phase[j]  # sim.has_demand(j), inlined: this runs for every container
@@ -102,8 +112,8 @@ class KeyedQueue:
                 if k <= entry[0]:
                     return entry
                 self._n += 1
-                ver[j] = self._n
-                heapreplace(heap, (k, j, self._n))
+                entry = ver[j] = (k, j, self._n if entry[2] > 0 else -self._n)
+                heapreplace(heap, entry)
         return None
 
     def head(self) -> int:
@@ -116,7 +126,9 @@ class KeyedQueue:
         with ``ams`` False, no job waiting for its AM (the policy's own AM limit is reached)."""
         sim = self.sim
         heaps = self._heaps
-        if not heaps[0] or not ams:  # fast path: nobody waits for an AM, or none may start
+        if not heaps[0] or not ams or not sim.am_may_start(node):
+            # fast path: nobody waits for an AM, or none may start here: the running jobs
+            # decide, and their head usually fits
             top = self._top(heaps[1])
             if top is None:
                 return None
