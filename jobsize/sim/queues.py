@@ -39,6 +39,8 @@ class KeyedQueue:
         self._ver: dict[int, Entry] = {}  # job -> its live entry (absent: not queued)
         self._n = 0
         self._uniform = (sim.uniform_am, sim.uniform_task)
+        # the loop's lists (never replaced), read at every decision
+        self._state = (sim.phase, sim.maps_todo, sim.reduces_todo, sim.reduce_ready)
 
     def __contains__(self, j: int) -> bool:
         return j in self._ver
@@ -91,21 +93,18 @@ class KeyedQueue:
     def _top(self, heap: list[Entry]) -> Entry | None:
         """The live head of ``heap`` (stale entries and jobs without demand are dropped, grown
         keys re-filed)."""
-        sim = self.sim
         ver, key = self._ver, self.key
-        phase, maps_todo, reduces_todo, ready = (sim.phase, sim.maps_todo, sim.reduces_todo,
-                                                 sim.reduce_ready)
-        heappop, heapreplace = heapq.heappop, heapq.heapreplace
+        phase, maps_todo, reduces_todo, ready = self._state
         while heap:
             entry = heap[0]
             j = entry[1]
             if ver.get(j) is not entry:
-                heappop(heap)
+                heapq.heappop(heap)
                 continue
             ph = phase[j]  # sim.has_demand(j), inlined: this runs for every container
             if ph != 1 and (ph != 3 or not (maps_todo[j] > 0
                                             or (ready[j] and reduces_todo[j] > 0))):
-                heappop(heap)
+                heapq.heappop(heap)
                 del ver[j]
             else:
                 k = key(j)
@@ -113,7 +112,7 @@ class KeyedQueue:
                     return entry
                 self._n += 1
                 entry = ver[j] = (k, j, self._n if entry[2] > 0 else -self._n)
-                heapreplace(heap, entry)
+                heapq.heapreplace(heap, entry)
         return None
 
     def head(self) -> int:

@@ -137,7 +137,9 @@ class Fair(Policy):
                    completed: bool) -> None:
         if self._multi:
             self._account(j, kind, -1)
-        self.queues[self.qof[j]].touch(j)
+            self.queues[self.qof[j]].touch(j)
+        else:
+            self.queues[0].touch(j)
 
     def _amount(self, j: int, kind: int) -> float:
         """What one container of ``kind`` adds to job ``j``'s usage (probes count nothing)."""
