@@ -755,7 +755,7 @@ class Simulation:
                 self._launch_ext(pick, node)  # type: ignore[arg-type]
                 continue
             j, kind = pick
-            if kind == MAP or kind == REDUCE:  # the usual pick, straight to its start
+            if MAP <= kind <= REDUCE:  # the usual pick, straight to its start
                 start_task(j, kind, node, req0[kind][j], req1[kind][j])
             else:
                 self._launch(j, kind, node)
