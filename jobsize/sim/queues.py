@@ -9,12 +9,16 @@ without demand leaves the queue when met at the top; ``on_demand`` brings it bac
 A key that *grows* (a Fair job gets a container) need not be touched: the head's key is
 recomputed when it reaches the top, and re-filed if it grew, so every entry is a lower bound of
 its job's key and the head is exact. A key that *shrinks* (a container is released, a task of an
-SRPT job completes) must be touched.
+SRPT job completes) must be touched. A touched job whose live entry is still a lower bound keeps
+it: a Fair job that releases a container taken since its entry was filed is back at that key,
+and pushing a second entry would only leave a stale one to pop.
 
 Jobs waiting for their AM and jobs running tasks sit in two heaps. When the head of a heap
 cannot use a node and every job in that heap asks for the same container shape (the usual
 case: one AM size, one task size), no other job of that heap can either, so ``pick`` stops
-looking there instead of walking past hundreds of jobs waiting for an AM slot.
+looking there instead of walking past hundreds of jobs waiting for an AM slot. A node that no
+AM can start on (too little room for the smallest, or the max AM share reached) is offered to
+the running jobs alone.
 """
 
 from __future__ import annotations
@@ -53,16 +57,15 @@ class KeyedQueue:
         return list(self._ver)
 
     def touch(self, j: int) -> None:
-        """(Re)insert ``j`` with its current key, if it has demand; drop it otherwise."""
+        """(Re)insert ``j`` with its current key (or keep its entry while that is a lower bound
+        of it), if it has demand; drop it otherwise."""
         sim = self.sim
         ph = sim.phase[j]  # sim.has_demand(j), inlined: this runs for every container
         if ph == 1 or (ph == 3 and (sim.maps_todo[j] > 0
                                     or (sim.reduce_ready[j] and sim.reduces_todo[j] > 0))):
             key = self.key(j)
             live = self._ver.get(j)
-            # a live entry in the right heap whose key is still a lower bound serves as well
-            # (the head is re-filed when met); a Fair job released a container it had taken
-            # since its entry was filed, say
+            # a lower bound in the right heap serves as well: the head is re-filed when met
             if live is None or live[0] > key or (live[2] < 0) != (ph == 1):
                 self._push(j, key, ph == 1)
         else:
