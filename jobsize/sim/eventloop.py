@@ -253,6 +253,12 @@ class Simulation:
         return not self.am_used0 or (self.am_used0 + self._min_am0 <= self.am_limit0
                                      and self.am_used1 + self._min_am1 <= self.am_limit1)
 
+    def am_may_start(self, node: int) -> bool:
+        """Whether some AM could start on ``node`` now: the max AM share admits one and the
+        node has room for the smallest AM (False rules out every job waiting for its AM)."""
+        return (self.free0[node] >= self._min_am0 and self.free1[node] >= self._min_am1
+                and self.am_admissible())
+
     def has_local_map(self, j: int, node: int) -> bool:
         """Whether ``j`` has a pending map whose block is on ``node`` (False without a block
         locality model)."""
@@ -447,20 +453,26 @@ class Simulation:
         if kind != MAP and kind != REDUCE:
             raise SimulationError(f"policy {self.policy.name} chose an unknown kind {kind!r}")
         if shape is None:
-            r0, r1 = self.req0[kind][j], self.req1[kind][j]
+            self._start_task(j, kind, node, self.req0[kind][j], self.req1[kind][j])
         else:
-            r0, r1 = shape
-        f0 = self.free0[node] - r0
-        f1 = self.free1[node] - r1
+            self._start_task(j, kind, node, *shape)
+
+    def _start_task(self, j: int, kind: int, node: int, r0: int, r1: int) -> None:
+        """The next MAP or REDUCE attempt of ``j`` on ``node``, holding ``(r0, r1)``."""
+        free0, free1 = self.free0, self.free1
+        f0 = free0[node] - r0
+        f1 = free1[node] - r1
         if f0 < 0 or f1 < 0:
             raise SimulationError(f"policy {self.policy.name} over-allocated node {node}")
-        self.free0[node], self.free1[node] = f0, f1
+        free0[node] = f0
+        free1[node] = f1
         if f0 < self.min0 or f1 < self.min1 or f0 + f1 <= 0:
             self.room.discard(node)
         self.use0[j] += r0
         self.use1[j] += r1
         self.running[j] += 1
         self.pending -= 1
+        now = self.now
         retry = self._retry.get((j, kind)) if self._retry else None
         scale = 1.0
         if kind == MAP:
@@ -733,15 +745,20 @@ class Simulation:
     def _fill(self, node: int) -> None:
         free0, free1, min0, min1 = self.free0, self.free1, self.min0, self.min1
         choose, policy = self.policy.choose, self.policy
+        req0, req1, start_task = self.req0, self.req1, self._start_task
         while (self.pending or policy.extra_pending) and free0[node] >= min0 \
                 and free1[node] >= min1 and free0[node] + free1[node] > 0:
             pick = choose(node)
             if pick is None:
                 return
-            if len(pick) == 2:
-                self._launch(pick[0], pick[1], node)
-            else:
+            if len(pick) != 2:
                 self._launch_ext(pick, node)  # type: ignore[arg-type]
+                continue
+            j, kind = pick
+            if MAP <= kind <= REDUCE:  # the usual pick, straight to its start
+                start_task(j, kind, node, req0[kind][j], req1[kind][j])
+            else:
+                self._launch(j, kind, node)
 
     def _offer(self) -> None:
         if self._offer_all:
@@ -767,6 +784,7 @@ class Simulation:
         t0 = time.perf_counter()
         self.policy.bind(self)
         heap, events, submit, n = self._heap, self._events, self.submit, self.n
+        dirty = self._dirty
         heappop = heapq.heappop
         nxt = 0
         horizon, stall_limit = self._progress_bounds()
@@ -807,7 +825,10 @@ class Simulation:
                 else:
                     self.policy.on_wake(rec[1])
                     self._offer_all = True
-            if self._offer_all or self._dirty:
+            if dirty and not self._offer_all and len(dirty) == 1:
+                self._fill(dirty.pop())  # the usual case: one container ended
+                dirty.clear()  # what a kill during the fill freed waits, as in _offer
+            elif self._offer_all or dirty:
                 self._offer()
             if self.pending:  # usually the heap's first entry shows a container timed to end
                 rec = events.get(heap[0][1]) if heap else None

@@ -101,6 +101,9 @@ class Fair(Policy):
             self._qunit = 1.0
         self.queues = [KeyedQueue(sim, key=self._job_key()) for _ in self.qnames]
         self._multi = len(self.qnames) > 1  # queue usage matters only with several queues
+        if not self._multi and type(self).choose is Fair.choose:
+            # one queue: its order is the whole decision, asked once per container
+            self.choose = self.queues[0].pick  # type: ignore[method-assign]
         self._wake_seq = -1
 
     def _job_key(self) -> Callable[[int], float]:
@@ -134,7 +137,9 @@ class Fair(Policy):
                    completed: bool) -> None:
         if self._multi:
             self._account(j, kind, -1)
-        self.queues[self.qof[j]].touch(j)
+            self.queues[self.qof[j]].touch(j)
+        else:
+            self.queues[0].touch(j)
 
     def _amount(self, j: int, kind: int) -> float:
         """What one container of ``kind`` adds to job ``j``'s usage (probes count nothing)."""
