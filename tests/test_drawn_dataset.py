@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from jobsize.bundled import datasets_dir
@@ -18,7 +19,8 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-loaded-cpu-20261202": 3, "drawn-hadoop-20261203": 3,
          "drawn-uber-history-20261204": 3, "drawn-uber-probed-20261204": 3,
          "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3,
-         "drawn-hadoop-java-20261206": 3, "drawn-hadoop-java-20261207": 3}
+         "drawn-hadoop-java-20261206": 3, "drawn-hadoop-java-20261207": 3,
+         "drawn-hadoop-uber-20261208": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
@@ -58,3 +60,40 @@ def test_drawn_md_states_what_the_data_gives(name, trace, settings) -> None:
     assert f"covering {round(100 * covered / len(trace))} % ({covered} of {len(trace)})" in text
     assert f"--kind-seed {settings['distribution']['kind_seed']}" in text
     assert f"{len(trace)} jobs" in text
+
+
+def _uber_row(actual, predicted, low, high) -> str:
+    ratio = predicted / actual
+    covered = int(((actual >= low) & (actual <= high)).sum())
+    return (f"{np.median(np.abs(ratio - 1)):.0%} | {np.mean(np.abs(ratio - 1) <= 0.25):.0%} | "
+            f"{np.mean((ratio >= 2) | (ratio <= 0.5)):.0%} | ").replace("%", " %") + \
+        (f"{covered / len(actual):.0%} ({covered} of {len(actual)})".replace("%", " %")
+         if covered else "0 %") + f" | {np.exp(np.mean(np.log(ratio))):.2f} |"
+
+
+def test_drawn_md_states_the_hadoop_uber_jobs_three_ways() -> None:
+    """The uber jobs of drawn-hadoop-uber-20261208 as recorded (sized from the probe's task
+    times), and re-predicted by the Hadoop trace's model without the probe's task times (eq 6
+    and 7) and without the probe (the history's uber jobs), as DRAWN.md's table says."""
+    from jobsize.bundled import calibration_for
+    from jobsize.predictor import SizePredictor
+    from jobsize.schema import read_traces
+
+    text = (datasets_dir() / "DRAWN.md").read_text()
+    trace = read_trace("drawn-hadoop-uber-20261208")
+    uber = trace[trace["uberized"].astype(bool) & trace["state"].astype(str).eq("SUCCEEDED")]
+    assert len(uber) == 29
+    actual = uber["S_mb_s"].to_numpy(float)
+    recorded = [uber[c].to_numpy(float) for c in ("S_pred_mb_s", "S_low_mb_s", "S_high_mb_s")]
+    assert f"| from the probe's task times (the default) | {_uber_row(actual, *recorded)}" in text
+    history = datasets_dir() / "hadoop-trace.parquet"
+    model = SizePredictor(level=0.9).fit(read_trace(history),
+                                         calibration=read_traces(calibration_for(history)))
+    probe = [c for c in uber.columns if c.startswith("probe_")
+             and c not in ("probe_planned_uber", "probe_error", "probe_s")]
+    for way, records in (("by eq 6 and 7 from the same probe",
+                          uber.assign(probe_map_task_ms=np.nan, probe_reduce_task_ms=np.nan)),
+                         ("from the history's uber jobs", uber.assign(**dict.fromkeys(probe)))):
+        frame = model.predict_frame(records)
+        row = [frame[c].to_numpy(float) for c in ("S_mb_s", "S_low_mb_s", "S_high_mb_s")]
+        assert f"| {way} | {_uber_row(actual, *row)}" in text
