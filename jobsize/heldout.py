@@ -75,6 +75,7 @@ from jobsize.predictor import SizePredictor, predict
 from jobsize.sampler.probespec import ProbeSpec
 from jobsize.sampler.sampling import DEFAULT_MAX_FRACTION, DEFAULT_MAX_SPLITS
 from jobsize.schema import read_trace, read_traces
+from jobsize.ubermode import enabled as uber_enabled
 from jobsize.workloads import HELD_OUT, workload
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -172,6 +173,11 @@ class Design:
         object.__setattr__(self, "conf", {str(k): str(v) for k, v in dict(self.conf).items()})
 
     @property
+    def uber_mode(self) -> bool:
+        """Whether the jobs' configuration turns uber mode on (Hadoop's default is off)."""
+        return uber_enabled(self.conf)
+
+    @property
     def jobs(self) -> int:
         return self.jobs_per_kind * len(self.kinds)
 
@@ -182,9 +188,9 @@ class Design:
                 "max_maps": self.max_maps, "conf": dict(self.conf),
                 # only when set, so directories made before the option resume as they were
                 **({} if self.max_fraction is None else {"max_fraction": self.max_fraction}),
-                # True only: directories made before uber jobs were probed by default resume
-                # with --uber-from-history, as they were made
-                **({"probe_uber": True} if self.probe_uber else {}),
+                # only where it matters, and True only: a directory made before uber jobs were
+                # probed by default resumes as it was made (with --uber-from-history if uber)
+                **({"probe_uber": True} if self.probe_uber and self.uber_mode else {}),
                 **({} if self.kind_seed is None else {"kind_seed": self.kind_seed,
                                                       "kind_space": _space_version()}),
                 **({"java_share": self.java_share} if self.java_share else {})}
@@ -309,6 +315,7 @@ class HeldOutTrace(BenchTrace):
         self.containers = containers or Containers()
         self.check_kinds(design.kinds)
         self._check_kind_seed()
+        self._check_uber_sizing()
 
     @property
     def jobs_dir(self) -> Path:
@@ -316,6 +323,20 @@ class HeldOutTrace(BenchTrace):
 
     def settings(self) -> dict[str, Any]:
         return {**self.design.settings(), **self.engine_settings()}
+
+    def _check_uber_sizing(self) -> None:
+        """Refuse, naming the option, to resume uber jobs sized another way."""
+        made = (self.dir.settings() or {}).get("distribution")
+        if made is None or not self.design.uber_mode:
+            return
+        probed = bool(made.get("probe_uber"))
+        if probed != self.design.probe_uber:
+            how = ("probed" if probed else
+                   "sized from the history, unprobed (made before uber jobs were probed by "
+                   "default)")
+            raise ConfigError(f"its uber jobs were {how}: resume "
+                              f"{'without' if probed else 'with'} --uber-from-history or use "
+                              "another directory", source=self.dir.settings_path)
 
     def _check_kind_seed(self) -> None:
         """Refuse, in so many words, to resume drawn kinds with another kind seed (the

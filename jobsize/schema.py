@@ -134,7 +134,7 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("queue", "string", "", "scheduler queue", "jobQueueName"),
     _c("state", "string", "", "final state: SUCCEEDED, FAILED or KILLED", "jobStatus",
        allowed=STATES),
-    _c("uberized", "boolean", "", "ran (or would run) in uber mode; such jobs are not probed",
+    _c("uberized", "boolean", "", "ran (or would run) in uber mode",
        "uberized"),
     _c("complete", "boolean", "", "the history was complete (false: truncated, job unfinished)"),
     _c("job_type", "string", "", "workload type for reference runs (wordcount, grep, ...)"),

@@ -3,8 +3,8 @@
 An uber job runs all its tasks one after another inside its ApplicationMaster's container. The
 MapReduce AM decides it when the job is initialised (``JobImpl.makeUberDecision``), from the
 job's configuration, which carries the cluster's ``mapred-site.xml`` values under the job's own
-``-D`` settings. Every part of jobsize that must know — the probe (uber jobs are not probed),
-the predictor (they are sized differently), the local engine (it runs them in uber mode), bench
+``-D`` settings. Every part of jobsize that must know — the probe (the record says so), the
+predictor (they are sized differently), the local engine (it runs them in uber mode), bench
 traces and the simulator — asks :func:`decide` with the configuration it has, and nothing else.
 Where the configuration is silent, Hadoop's defaults (``mapred-default.xml``) apply; there is
 no assumption of a cluster that enables uber mode.

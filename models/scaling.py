@@ -406,3 +406,51 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
     per_map = mo / max(n_m, 1.0) / (sort_mb * 2**20 * spill_percent)
     spills = max(math.ceil(per_map), 1) if math.isfinite(per_map) else 1
     return n_m * (spills + (spills >= max(min_spills, 2)))
+
+
+#: What :func:`uber_task_times` reads beyond :func:`probe_one`'s columns.
+UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
+                                       "probe_map_task_fixed_ms")
+
+
+def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
+                    ) -> tuple[float, float] | None:
+    """An uber job's SE_m and SE_r (s) from its probe record — itself an uber job of the job's
+    programs — or None where the record has no task times.
+
+    Per phase, the job's function time as eq 8 scales the probe's (:func:`probe_one`: MFE + CFE,
+    RFE) plus N × the mean time a probe task took beyond its functions: what a task costs inside
+    the ApplicationMaster, as each of the job's will. Not eq 6 and 7, whose per-task terms are a
+    task's own container and JVM, which an uber job never starts."""
+    q = probe_one(job, key_cost)
+    beyond_m = _beyond_functions(job, "map", ("combine",))
+    if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
+        return None
+    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m
+    if q["N_r"] <= 0:
+        return se_m, 0.0
+    beyond_r = _beyond_functions(job, "reduce")
+    if beyond_r is None or not math.isfinite(q["RFE"]):
+        return None
+    return se_m, q["RFE"] + q["N_r"] * beyond_r
+
+
+def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...] = ()
+                      ) -> float | None:
+    """A probe task's mean time beyond its functions (s), its empty task counted among them:
+    the phase's task time holds the empty task's, and so does its function time (the
+    start-up); the reduce count already includes the empty reduce, the map count does not."""
+    def known(name: str) -> float:
+        value = job.get(name)
+        return value if value is not None and math.isfinite(value) else math.nan
+
+    task, tasks = known(f"probe_{phase}_task_ms"), known(f"probe_{phase}_tasks")
+    if phase == "map" and math.isfinite(known("probe_map_task_fixed_ms")):
+        tasks += 1
+    function = known(f"probe_{phase}_function_ms")
+    if not math.isfinite(function):  # no timing wrapper: as probe_one's function times
+        function = known(f"probe_{phase}_cpu_ms")
+    if not (math.isfinite(task) and math.isfinite(function) and tasks > 0):
+        return None
+    function += sum(v for name in also if math.isfinite(v := known(f"probe_{name}_function_ms")))
+    return max(task - function, 0.0) / tasks * _MS

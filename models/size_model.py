@@ -67,8 +67,16 @@ from jobsize.models.resources import (
     min_e,
     uber_size,
 )
-from jobsize.models.scaling import KEY_COST_COLUMNS, fit_key_cost, used_cpu_for_function_time
-from jobsize.models.uber import PROBE_TASK_COLUMNS, UberModel, probed_task_times, task_times
+from jobsize.models.scaling import (
+    KEY_COST_COLUMNS,
+    PROBE_OPTIONAL,
+    PROBE_REQUIRED,
+    UBER_PROBE_COLUMNS,
+    fit_key_cost,
+    uber_task_times,
+    used_cpu_for_function_time,
+)
+from jobsize.models.uber import UberModel, task_times
 from jobsize.models.variance import check_method
 from jobsize.models.waves import fit_map_slots, wave_factor, wave_factor_one
 
@@ -128,7 +136,10 @@ def _numeric_columns(features: str, form: str, clock: str, eq7_fit: str | None =
                            *SIZE_INPUTS,
                            "map_input_bytes", *CLOCKS[clock].values(),
                            *CLOCKS["wall"].values(), *EMPTY_TASK_COLUMNS.values(),
-                           *KEY_COST_COLUMNS, *PROBE_TASK_COLUMNS))
+                           *KEY_COST_COLUMNS))
+    if features == "probe":  # an uber job's probe, scaled whatever the form (uber_task_times)
+        names.update(dict.fromkeys((*PROBE_REQUIRED["SE_r"], *PROBE_OPTIONAL,
+                                    *UBER_PROBE_COLUMNS)))
     return tuple(names)
 
 
@@ -354,15 +365,19 @@ class SizeModel:
         """Corrections, floors, intervals and flags on top of the regression's means.
 
         An ``uber`` job here is one sized from its probe (``jobsize probe``'s default): its
-        task times are the probe's scaled (:func:`~jobsize.models.uber.probed_task_times`;
-        eq 6 and 7's where the probe recorded none), and its tasks run one after another inside
-        the ApplicationMaster's container — its size is that container's (eq 5 with R_am, as
-        :func:`~jobsize.models.resources.uber_size`), its ideal run time their sum."""
+        task times are the probe's scaled (:func:`~jobsize.models.scaling.uber_task_times`;
+        eq 6 and 7's where the probe recorded none, or the model is on the CPU clock), and its
+        tasks run one after another inside the ApplicationMaster's container — its size is
+        that container's (eq 5 with R_am, as :func:`~jobsize.models.resources.uber_size`), its
+        ideal run time their sum."""
         notes: list[str] = []
-        direct = probed_task_times(values, self.key_cost) if uber else None
-        if direct is not None:  # the regression's relative uncertainty, about the probe's times
+        # an uber job's wall-clock task times from its probe's (the probe times no CPU per task)
+        direct = uber_task_times(values, self.key_cost) if uber and self.clock == "wall" \
+            else None
+        if direct is not None:
             var_m, var_r = _rescaled(var_m, se_m, direct[0]), _rescaled(var_r, se_r, direct[1])
             se_m, se_r = direct
+            b7, row_m, row_r = 0.0, None, None  # its SE_r does not follow eq 6's SE_m
         else:
             se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
             se_m = self._floored("SE_m", se_m, n_m, values, notes)
@@ -698,8 +713,9 @@ def _frame_row(p: Prediction | None) -> dict[str, object]:
 
 
 def _rescaled(variance: float, mean: float, other: float) -> float:
-    """``variance`` of an estimate ``mean`` carried to ``other`` at the same relative spread."""
-    return variance * (other / mean) ** 2 if mean > 0 else variance
+    """eq 6 or 7's ``variance`` about ``mean`` carried to the estimate ``other`` at the same
+    relative spread, never wider than it was (the regression's mean may be near zero)."""
+    return variance * (other / max(mean, other)) ** 2 if other > 0 else variance
 
 
 def _log_ratio(actual: float, predicted: float) -> float:

@@ -1,5 +1,5 @@
-"""Size of uber jobs: from their probes (:func:`probed_task_times`) or, unprobed, from the
-history's uber jobs (paper §III-A; ``--uber-from-history``).
+"""Size of uber jobs left unprobed, from the history's uber jobs (paper §III-A;
+``--uber-from-history``).
 
 Uber jobs run inside their AM container, and the paper does not probe them; it estimates their size
 "using historic average task execution time" (:class:`UberEstimate`): per phase, the running mean
@@ -22,20 +22,16 @@ gives the interval. Recurring applications get the same per-application correcti
 jobs (:mod:`jobsize.models.recurring`).
 
 Neither knows a kind the history never ran (a new kind's uber job came out at a third of its
-size), so ``jobsize probe`` probes uber jobs by default. The probe is itself an uber job of the
-job's programs over a sample, so its task times scale to the job's directly; eq 6 and 7 would
-charge each task what a task costs in a container of its own, which an uber job never starts
-(on Hadoop seconds a task, against well under one inside the ApplicationMaster).
+size), so ``jobsize probe`` probes uber jobs by default, and they are sized from their probes'
+task times (:func:`jobsize.models.scaling.uber_task_times`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from jobsize.models import scaling
 
 from jobsize.errors import ModelError
 
@@ -201,45 +197,3 @@ def task_times(values: np.ndarray) -> TaskTimes:
     mean = float(np.mean(values))
     return TaskTimes(count=len(values), mean=mean, m2=float(np.sum((values - mean) ** 2)))
 
-
-#: The probe's task times, beyond the columns eq 6 and 7 read.
-PROBE_TASK_COLUMNS = ("probe_map_task_ms", "probe_reduce_task_ms")
-
-
-def probed_task_times(values: Mapping[str, float], key_cost: float = 0.0
-                      ) -> tuple[float, float] | None:
-    """An uber job's SE_m and SE_r (s) from its probe record, None where it has no task times.
-
-    Per phase, the job's function time as eq 8 scales the probe's (the per-task form's MFE +
-    CFE and RFE, :func:`jobsize.models.scaling.probe_one`) plus N × what a probe task took beyond
-    its functions: reading, sorting and committing inside the ApplicationMaster, as each of the
-    job's tasks will."""
-    q = scaling.probe_one(values, key_cost)
-    beyond_m = _beyond_functions(values, "map", ("combine",))
-    if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
-        return None
-    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m
-    if q["N_r"] <= 0:
-        return se_m, 0.0
-    beyond_r = _beyond_functions(values, "reduce")
-    if beyond_r is None or not math.isfinite(q["RFE"]):
-        return None
-    return se_m, q["RFE"] + q["N_r"] * beyond_r
-
-
-def _beyond_functions(values: Mapping[str, float], phase: str, also: tuple[str, ...] = ()
-                      ) -> float | None:
-    """A probe task's mean time beyond its functions (s); the function time is the timing
-    wrapper's, else the tasks' CPU time, as the scaled function times take it."""
-    def known(name: str) -> float:
-        value = values.get(name)
-        return value if value is not None and math.isfinite(value) else math.nan
-
-    task, tasks = known(f"probe_{phase}_task_ms"), known(f"probe_{phase}_tasks")
-    function = known(f"probe_{phase}_function_ms")
-    if not math.isfinite(function):
-        function = known(f"probe_{phase}_cpu_ms")
-    if not (math.isfinite(task) and math.isfinite(function) and tasks > 0):
-        return None
-    function += sum(v for name in also if math.isfinite(v := known(f"probe_{name}_function_ms")))
-    return max(task - function, 0.0) / tasks / 1000.0

@@ -9,8 +9,8 @@ task in one container — uber mode. This module does not run it: the local engi
 Either way the probe's counters come back through :func:`probe_record` as the job record's
 ``probe_*`` columns, which eq 8 scales by ``1 / f_p``.
 
-Jobs that Hadoop would run in uber mode themselves are not probed (:func:`plan_probe`); the
-predictor sizes them from history.
+:func:`plan_probe` says whether Hadoop would run a job in uber mode itself; such a job is probed
+all the same unless ``--uber-from-history``, which leaves it to the history's uber jobs.
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ class ProbeSpec:
 
 
 # ---------------------------------------------------------------------------------------------
-# Uber jobs are not probed
+# Uber jobs
 
 
 @dataclass(frozen=True)

@@ -140,10 +140,13 @@ def test_a_capped_probe_fraction_is_part_of_the_design():
         Design(max_fraction=0.0)
 
 
-def test_uber_jobs_are_probed_and_sized_from_their_probes(history, tmp_path):
-    # directories made before uber jobs were probed by default resume with the option
-    assert "probe_uber" not in Design(probe_uber=False).settings()
-    assert Design().settings()["probe_uber"] is True
+def test_uber_jobs_are_probed_and_sized_from_their_probes(history, tmp_path, capsys):
+    # directories made before uber jobs were probed by default resume as they were made: with
+    # uber mode off nothing differs; with it on, with the option
+    assert "probe_uber" not in Design().settings()
+    uber_on = {"mapreduce.job.ubertask.enable": "true"}
+    assert "probe_uber" not in Design(probe_uber=False, conf=uber_on).settings()
+    assert Design(conf=uber_on).settings()["probe_uber"] is True
     out = tmp_path / "uber"
     tiny = [a for a in TINY if a != "mapreduce.job.ubertask.enable=false"]
     tiny[tiny.index("-D") + 1:tiny.index("-D") + 1] = ["mapreduce.job.ubertask.enable=true"]
@@ -162,6 +165,7 @@ def test_uber_jobs_are_probed_and_sized_from_their_probes(history, tmp_path):
     # the paper's way, on request: unprobed, sized from the history's uber jobs
     assert main(["evaluate", "-o", str(out), "--trace", history, *tiny, "--uber-from-history",
                  "--jobs-per-kind", "1"]) == 2  # not the options the directory was made with
+    assert "were probed: resume without --uber-from-history" in capsys.readouterr().err
     paper = tmp_path / "paper"
     assert main(["evaluate", "-o", str(paper), "--trace", history, *tiny,
                  "--uber-from-history", "--jobs-per-kind", "1"]) == 0
@@ -172,6 +176,10 @@ def test_uber_jobs_are_probed_and_sized_from_their_probes(history, tmp_path):
         assert not any("sized from its probe" in n for n in prediction["notes"])
     report = (paper / "report.md").read_text()
     assert "not probed (--uber-from-history), sized from history) for 2 jobs" in report
+    # as a directory made before uber jobs were probed by default is: resumed with the option
+    assert main(["evaluate", "-o", str(paper), "--trace", history, *tiny,
+                 "--jobs-per-kind", "1"]) == 2
+    assert "resume with --uber-from-history" in capsys.readouterr().err
     assert "--uber-from-history" in report.splitlines()[2]
 
 

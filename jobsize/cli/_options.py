@@ -296,8 +296,8 @@ def add_sample_budget(parser: argparse.ArgumentParser) -> None:
 
 def add_uber_sizing(parser: argparse.ArgumentParser) -> None:
     """How jobs Hadoop runs in uber mode are sized (``probe`` and ``evaluate``): probed, as
-    any job, by default — sized from the history's uber jobs, a kind the history never ran
-    comes out at a third of its size — or unprobed, the paper's way."""
+    any job, by default, or unprobed and sized from the history's uber jobs, the paper's way
+    (where a kind the history never ran comes out at a third of its size)."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--uber-from-history", dest="probe_uber", action="store_false",
                        help="probe no job that Hadoop runs in uber mode: size it from the "

@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
     input_bytes = splits.total_bytes
     plan = spec.plan(input_bytes)
     # The job as `jobsize predict --job -` and jobsize.predict take it: its shape, its
-    # configuration, whether it runs in uber mode, and (unless it does) its probe record.
+    # configuration, whether it runs in uber mode, and its probe record (none for an uber job
+    # with --uber-from-history).
     out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                            "map_input_bytes": input_bytes, **plan.record(),
                            "reason": plan.said(args.probe_uber)}

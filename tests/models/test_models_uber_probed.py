@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jobsize.models.job import job_values
+from jobsize.models.scaling import uber_task_times
 from jobsize.models.size_model import SizeModel
 from jobsize.models.synthetic import linear_trace
-from jobsize.models.uber import probed_task_times
 from models_helpers import as_job
 
 #: A probe of a quarter of a 4-map, 1-reduce job's input: 2 map tasks of 900 ms, 600 ms of it
@@ -23,7 +23,7 @@ PROBE = {"n_maps": 4.0, "n_reduces": 1.0, "map_input_bytes": 4e6, "probe_fractio
 
 
 def test_each_task_takes_what_a_probe_task_took_beyond_its_functions():
-    se_m, se_r = probed_task_times(PROBE)
+    se_m, se_r = uber_task_times(PROBE)
     # functions scaled by 1/f (no start-up or fixed cost recorded): 1.2 s / 0.25 and the
     # combiner's 0.2 s / 0.25; plus 4 maps × (1.8 - 1.2 - 0.2) s / 2 probe tasks
     assert se_m == pytest.approx(1.2 / 0.25 + 0.2 / 0.25 + 4 * 0.2)
@@ -32,22 +32,35 @@ def test_each_task_takes_what_a_probe_task_took_beyond_its_functions():
     assert se_r == pytest.approx(0.2 / 0.25 + 1 * 0.3)
 
 
+def test_the_empty_tasks_count_among_the_tasks_their_times_are_in():
+    # an empty map beside the two: its time and start-up are in the totals, not in the count
+    # of map tasks; an empty reduce is in the count of reduce tasks already
+    job = {**PROBE, "probe_map_task_fixed_ms": 60.0, "probe_map_task_ms": 1800.0 + 60.0,
+           "probe_map_function_ms": 1200.0 + 30.0, "probe_reduce_tasks": 2.0,
+           "probe_reduce_task_ms": 500.0 + 50.0, "probe_reduce_function_ms": 200.0 + 20.0}
+    se_m, se_r = uber_task_times(job)
+    assert se_m == pytest.approx(1.23 / 0.25 + 0.2 / 0.25 + 4 * (1.86 - 1.23 - 0.2) / 3)
+    # the reduce's function time is scaled per record (eq 8), its task time per reduce
+    reduce_functions = uber_task_times({**job, "probe_reduce_task_ms": 220.0})[1]
+    assert se_r == pytest.approx(reduce_functions + (0.55 - 0.22) / 2)
+
+
 def test_a_map_only_job_has_no_reduce_time_and_a_probe_without_task_times_gives_none():
     map_only = {**PROBE, "n_reduces": 0.0}
-    assert probed_task_times(map_only)[1] == 0.0
+    assert uber_task_times(map_only)[1] == 0.0
     for missing in ("probe_map_task_ms", "probe_map_tasks", "probe_reduce_task_ms"):
-        assert probed_task_times({k: v for k, v in PROBE.items() if k != missing}) is None
+        assert uber_task_times({k: v for k, v in PROBE.items() if k != missing}) is None
     # no timing wrapper: the tasks' CPU time stands for the function time, on both sides
     cpu = {**{k: v for k, v in PROBE.items() if k != "probe_map_function_ms"},
            "probe_map_cpu_ms": 1000.0}
-    assert probed_task_times(cpu)[0] == pytest.approx(1.0 / 0.25 + 0.2 / 0.25 + 4 * 0.3)
+    assert uber_task_times(cpu)[0] == pytest.approx(1.0 / 0.25 + 0.2 / 0.25 + 4 * 0.3)
 
 
 @given(task=st.floats(0.0, 1e5), function=st.floats(0.0, 1e5), tasks=st.integers(1, 8))
 def test_a_task_never_takes_less_than_its_functions(task, function, tasks):
     job = {**PROBE, "probe_map_task_ms": task, "probe_map_function_ms": function,
            "probe_combine_function_ms": 0.0, "probe_map_tasks": float(tasks)}
-    se_m, _ = probed_task_times(job)
+    se_m, _ = uber_task_times(job)
     assert se_m >= function / 1000 / 0.25 - 1e-9 and math.isfinite(se_m)
 
 
@@ -61,7 +74,7 @@ def test_predict_sizes_a_probed_uber_job_from_its_probes_task_times():
              "probe_map_task_ms": job["probe_map_function_ms"] + 300.0,
              "probe_reduce_task_ms": job["probe_reduce_function_ms"] + 80.0}
     values = job_values(timed)
-    expected = probed_task_times(values, model.key_cost)
+    expected = uber_task_times(values, model.key_cost)
     uber = model.predict_one(values)
     assert (uber.SE_m, uber.SE_r) == pytest.approx(expected)
     assert uber.S.memory == pytest.approx(2048 * sum(expected))
@@ -70,11 +83,41 @@ def test_predict_sizes_a_probed_uber_job_from_its_probes_task_times():
     # the batch path says the same
     frame = pd.DataFrame([row]).assign(uberized=True, am_memory_mb=2048, am_vcores=1,
                                        job_name=pd.NA, **{k: timed[k] for k in timed
-                                                          if k.endswith("_tasks")
-                                                          or k.endswith("_task_ms")})
+                                                          if k.endswith(("_tasks", "_task_ms"))})
     batch = model.predict_frame(frame).iloc[0]
     assert batch["SE_m_s"] == pytest.approx(uber.SE_m)
     assert batch["S_mb_s"] == pytest.approx(uber.S.memory)
     # a job that does not run in uber mode is sized by eq 6 and 7 all the same
     normal = model.predict_one(job_values({**timed, "uberized": False}))
     assert normal.SE_m != pytest.approx(uber.SE_m)
+
+
+@pytest.mark.parametrize("form", ["paper", "tasks"])
+def test_one_job_and_the_batch_agree_on_a_probed_uber_job_in_either_form(form):
+    history = linear_trace(400, seed=3, uber=0.1)
+    model = SizeModel.fit(history, form=form)
+    row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
+    timed = {"uberized": True, "am_memory_mb": 2048, "am_vcores": 1, "probe_map_tasks": 2.0,
+             "probe_reduce_tasks": 1.0,
+             "probe_map_task_ms": row["probe_map_function_ms"] + 300.0,
+             "probe_reduce_task_ms": row["probe_reduce_function_ms"] + 80.0}
+    frame = pd.DataFrame([row]).assign(job_name=pd.NA, **timed)
+    batch = model.predict_frame(frame).iloc[0]
+    one = model.predict_one(job_values({**as_job(row), "job_name": None, **timed}))
+    assert one.SE_m == pytest.approx(uber_task_times(job_values({**as_job(row), **timed}))[0])
+    assert (batch["SE_m_s"], batch["SE_r_s"]) == pytest.approx((one.SE_m, one.SE_r))
+
+
+def test_a_cpu_clock_model_sizes_a_probed_uber_job_by_eq_6_and_7():
+    """The probe times its tasks on the wall clock only; a CPU-clock model keeps to its own."""
+    history = linear_trace(400, seed=3, uber=0.1)
+    history["map_cpu_ms"], history["reduce_cpu_ms"] = history["map_time_ms"], \
+        history["reduce_time_ms"]
+    model = SizeModel.fit(history, form="tasks", clock="cpu")
+    row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
+    job = {**as_job(row), "job_name": None, "probe_map_tasks": 2.0, "probe_reduce_tasks": 1.0,
+           "probe_map_task_ms": row["probe_map_function_ms"] + 300.0,
+           "probe_reduce_task_ms": row["probe_reduce_function_ms"] + 80.0}
+    uber = model.predict_one(job_values({**job, "uberized": True}))
+    normal = model.predict_one(job_values({**job, "uberized": False}))
+    assert uber.uber and (uber.SE_m, uber.SE_r) == pytest.approx((normal.SE_m, normal.SE_r))
