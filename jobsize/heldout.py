@@ -314,8 +314,7 @@ class HeldOutTrace(BenchTrace):
         self.model = model
         self.containers = containers or Containers()
         self.check_kinds(design.kinds)
-        self._check_kind_seed()
-        self._check_uber_sizing()
+        self._check_resumed_as_made((self.dir.settings() or {}).get("distribution") or {})
 
     @property
     def jobs_dir(self) -> Path:
@@ -324,28 +323,22 @@ class HeldOutTrace(BenchTrace):
     def settings(self) -> dict[str, Any]:
         return {**self.design.settings(), **self.engine_settings()}
 
-    def _check_uber_sizing(self) -> None:
-        """Refuse, naming the option, to resume uber jobs sized another way."""
-        made = (self.dir.settings() or {}).get("distribution")
-        if made is None or not self.design.uber_mode:
-            return
+    def _check_resumed_as_made(self, made: dict[str, Any]) -> None:
+        """Refuse, in so many words, to resume drawn kinds with another kind seed, or uber jobs
+        sized another way (the settings' check, when the directory is used, would refuse too,
+        but name only the settings that differ)."""
+        seed = made.get("kind_seed")
+        if seed is not None and seed != self.design.kind_seed:
+            raise ConfigError(f"was made with --kind-seed {seed}, not "
+                              f"{self.design.kind_seed}: resume with the same kind seed or use "
+                              "another directory", source=self.dir.settings_path)
         probed = bool(made.get("probe_uber"))
-        if probed != self.design.probe_uber:
+        if made and self.design.uber_mode and probed != self.design.probe_uber:
             how = ("probed" if probed else
                    "sized from the history, unprobed (made before uber jobs were probed by "
                    "default)")
             raise ConfigError(f"its uber jobs were {how}: resume "
                               f"{'without' if probed else 'with'} --uber-from-history or use "
-                              "another directory", source=self.dir.settings_path)
-
-    def _check_kind_seed(self) -> None:
-        """Refuse, in so many words, to resume drawn kinds with another kind seed (the
-        settings' check, when the directory is used, would refuse too, but name only the
-        kinds)."""
-        made = (self.dir.settings() or {}).get("distribution", {}).get("kind_seed")
-        if made is not None and made != self.design.kind_seed:
-            raise ConfigError(f"was made with --kind-seed {made}, not "
-                              f"{self.design.kind_seed}: resume with the same kind seed or use "
                               "another directory", source=self.dir.settings_path)
 
     def plan(self, jobs: int | None = None) -> list[Draw]:

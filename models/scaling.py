@@ -314,20 +314,14 @@ def _known(values: np.ndarray | None, n: int, default: float) -> np.ndarray:
 
 def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, float]:
     """:func:`probe` (per-task form) of one job given as column name → float (absent: unknown)."""
-    get = job.get
     n_m, n_r, mi, f = job["n_maps"], job["n_reduces"], job["map_input_bytes"], job[
         "probe_fraction"]
 
     def known(name: str, default: float = math.nan) -> float:
-        value = get(name)
-        return value if value is not None and math.isfinite(value) else default
+        return _known_one(job, name, default)
 
-    def fn_time(measured: str, cpu: str) -> float:
-        value = known(measured)
-        return (value if math.isfinite(value) else known(cpu)) * _MS
-
-    mfe = fn_time("probe_map_function_ms", "probe_map_cpu_ms")
-    rfe = fn_time("probe_reduce_function_ms", "probe_reduce_cpu_ms")
+    mfe = _function_ms_one(job, "map") * _MS
+    rfe = _function_ms_one(job, "reduce") * _MS
     mo, mor = known("probe_map_output_bytes"), known("probe_map_output_records")
     rir, ro = known("probe_reduce_input_records"), known("probe_reduce_output_bytes")
     cir = known("probe_combine_input_records", 0.0)
@@ -380,6 +374,19 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
     if map_only and q["MO"] == 0:
         q["MO"] = ro * s_out
     return q
+
+
+def _known_one(job: Mapping[str, float], name: str, default: float = math.nan) -> float:
+    """``job[name]`` where it is a finite number, else ``default``."""
+    value = job.get(name)
+    return value if value is not None and math.isfinite(value) else default
+
+
+def _function_ms_one(job: Mapping[str, float], phase: str) -> float:
+    """The probe's ``phase`` function time (ms) as the timing wrapper measured it, else — on a
+    cluster without the wrapper — its tasks' CPU time (:func:`function_time` of one job)."""
+    value = _known_one(job, f"probe_{phase}_function_ms")
+    return value if math.isfinite(value) else _known_one(job, f"probe_{phase}_cpu_ms")
 
 
 def _key_cost_scale_one(key_cost: float, groups: float, records: float, groups_o: float,
@@ -440,17 +447,11 @@ def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...
     """A probe task's mean time beyond its functions (s), its empty task counted among them:
     the phase's task time holds the empty task's, and so does its function time (the
     start-up); the reduce count already includes the empty reduce, the map count does not."""
-    def known(name: str) -> float:
-        value = job.get(name)
-        return value if value is not None and math.isfinite(value) else math.nan
-
-    task, tasks = known(f"probe_{phase}_task_ms"), known(f"probe_{phase}_tasks")
-    if phase == "map" and math.isfinite(known("probe_map_task_fixed_ms")):
+    task, tasks = (_known_one(job, f"probe_{phase}_{name}") for name in ("task_ms", "tasks"))
+    if phase == "map" and math.isfinite(_known_one(job, "probe_map_task_fixed_ms")):
         tasks += 1
-    function = known(f"probe_{phase}_function_ms")
-    if not math.isfinite(function):  # no timing wrapper: as probe_one's function times
-        function = known(f"probe_{phase}_cpu_ms")
+    function = _function_ms_one(job, phase)
     if not (math.isfinite(task) and math.isfinite(function) and tasks > 0):
         return None
-    function += sum(v for name in also if math.isfinite(v := known(f"probe_{name}_function_ms")))
+    function += sum(_known_one(job, f"probe_{name}_function_ms", 0.0) for name in also)
     return max(task - function, 0.0) / tasks * _MS

@@ -143,9 +143,10 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                            "map_input_bytes": input_bytes, **plan.record(),
                            "reason": plan.said(args.probe_uber)}
-    if (plan.probe or args.probe_uber) and args.hadoop:
+    probed = plan.probe or args.probe_uber
+    if probed and args.hadoop:
         out.update(probe_on_hadoop(spec, splits, args))
-    elif plan.probe or args.probe_uber:
+    elif probed:
         from jobsize.engine import LocalEngine, run_probe
         from jobsize.progress import progress_bar
 
