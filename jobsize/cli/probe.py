@@ -132,18 +132,19 @@ def probe_spec(args: argparse.Namespace, n_maps: int) -> Any:
 def run(args: argparse.Namespace) -> int:
     splits = job_splits(args)
     spec = probe_spec(args, len(splits))
-    if args.hadoop and args.print_commands:
-        print(hadoop_commands(spec, splits, args))
-        return 0
     input_bytes = splits.total_bytes
     plan = spec.plan(input_bytes)
+    probed = plan.probe or args.probe_uber
+    if args.hadoop and args.print_commands:
+        print(hadoop_commands(spec, splits, args) if probed else
+              f"# {spec.job_name}: {plan.said(args.probe_uber)}; nothing to run")
+        return 0
     # The job as `jobsize predict --job -` and jobsize.predict take it: its shape, its
     # configuration, whether it runs in uber mode, and its probe record (none for an uber job
     # with --uber-from-history).
     out: dict[str, Any] = {"job_name": spec.job_name, **spec.job_columns(),
                            "map_input_bytes": input_bytes, **plan.record(),
                            "reason": plan.said(args.probe_uber)}
-    probed = plan.probe or args.probe_uber
     if probed and args.hadoop:
         out.update(probe_on_hadoop(spec, splits, args))
     elif probed:

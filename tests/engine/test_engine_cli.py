@@ -123,6 +123,22 @@ def test_probe_hadoop_prints_the_cluster_commands(programs, three_lines, tmp_pat
     assert f"{len(written)} sample bytes" in out
 
 
+def test_probe_hadoop_commands_for_an_uber_job(programs, three_lines, tmp_path, capsys):
+    """An uber job's probe is printed as any job's, unless it is sized from the history
+    (--uber-from-history): then there is nothing to run, and no sample is written."""
+    uber = ["--maps", "4", "--reduces", "1", "-D", "mapreduce.job.ubertask.enable=true",
+            "--hadoop", "--print-commands"]
+    assert main(_probe_args(programs, three_lines, *uber, "--sample-dir",
+                            str(tmp_path / "probed"))) == 0
+    assert "hadoop jar" in capsys.readouterr().out
+    assert (tmp_path / "probed" / "0" / "three.txt").is_file()
+    assert main(_probe_args(programs, three_lines, *uber, "--uber-from-history",
+                            "--sample-dir", str(tmp_path / "unprobed"))) == 0
+    out = capsys.readouterr().out
+    assert "hadoop jar" not in out and "--uber-from-history" in out
+    assert "nothing to run" in out and not (tmp_path / "unprobed").exists()
+
+
 def test_probe_rejects_reduces_without_a_reducer(programs, three_lines, capsys):
     assert main(["probe", "--input", str(three_lines), "--mapper", "cat", "--maps", "2",
                  "--reduces", "1"]) == 2
