@@ -60,7 +60,7 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
 #: draw run on the mini cluster.
 CALIBRATION_TRACES: dict[str, tuple[str, ...]] = {
     "reference": ("drawn-20261127", "drawn-20261128"),
-    "hadoop-trace": ("drawn-hadoop-20261201",)}
+    "hadoop-trace": ("drawn-hadoop-20261201", "drawn-hadoop-uber-20261208")}
 
 #: The folder name a bundled file may be written under (``datasets/reference.parquet``).
 FOLDER = "datasets"

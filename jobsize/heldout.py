@@ -446,8 +446,8 @@ def heldout_pairs(records: pd.DataFrame, clock: str = "wall") -> pd.DataFrame:
     actual = actual_sizes(records, "probe", clock).reset_index(drop=True)
     wall = actual_sizes(records).reset_index(drop=True)
     frame = records.reset_index(drop=True)
-    out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
-                  "S_mb_s", "S_vcore_s"]].copy()
+    out = actual[["job_id", "finish_time_ms", "uber", "probed", "n_reduces", "SE_m_s",
+                  "SE_r_s", "S_mb_s", "S_vcore_s"]].copy()
     for column in ("SE_m_pred_s", "SE_r_pred_s", "S_pred_mb_s", "S_low_mb_s", "S_high_mb_s",
                    "S_pred_vcore_s"):
         out[column] = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)

@@ -38,7 +38,13 @@ from jobsize.models.design import optional_columns, training_columns
 from jobsize.models.recurring import application
 from jobsize.models.regression import DEFAULT_LEVEL, min_jobs
 from jobsize.models.resources import PAPER_CLUSTER
-from jobsize.models.size_model import FORM_DEFAULT, SizeModel, actual_sizes, eq7_fit_default
+from jobsize.models.size_model import (
+    FORM_DEFAULT,
+    UBER_CALIBRATION,
+    SizeModel,
+    actual_sizes,
+    eq7_fit_default,
+)
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 
@@ -57,7 +63,7 @@ MIN_HISTORY = 2 * (min_jobs("SE_r") - 1)
 
 #: Columns of the per-job pairs of actual and predicted values.
 PAIR_COLUMNS: tuple[str, ...] = (
-    "job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_m_pred_s", "SE_r_s",
+    "job_id", "finish_time_ms", "uber", "probed", "n_reduces", "SE_m_s", "SE_m_pred_s", "SE_r_s",
     "SE_r_pred_s", "S_mb_s", "S_pred_mb_s", "S_low_mb_s", "S_high_mb_s", "S_vcore_s",
     "S_pred_vcore_s",
 )
@@ -230,8 +236,8 @@ def _evaluable(records: pd.DataFrame, features: str, clock: str = "wall") -> pd.
 
 def _pairs(actual: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
     """Join actual rows with predictions aligned to them; unpredictable rows dropped."""
-    out = actual[["job_id", "finish_time_ms", "uber", "n_reduces", "SE_m_s", "SE_r_s",
-                  "S_mb_s", "S_vcore_s"]].reset_index(drop=True)
+    out = actual[["job_id", "finish_time_ms", "uber", "probed", "n_reduces", "SE_m_s",
+                  "SE_r_s", "S_mb_s", "S_vcore_s"]].reset_index(drop=True)
     p = predicted.reset_index(drop=True)
     for mine, theirs in (("SE_m_pred_s", "SE_m_s"), ("SE_r_pred_s", "SE_r_s"),
                          ("S_pred_mb_s", "S_mb_s"), ("S_low_mb_s", "S_low_mb_s"),
@@ -506,13 +512,25 @@ def calibrate_on(model: SizeModel, unseen: pd.DataFrame, history: pd.DataFrame, 
 
 
 def _calibrate_with_pairs(model: SizeModel, pairs: pd.DataFrame, by: str) -> SizeModel:
+    """Conformal scores of the jobs sized by eq 6 and 7, and apart from them those of the
+    uber jobs sized from their probes (``uber:*``, whose errors are their own); an uber job
+    sized from the history has intervals of its own and calibrates neither."""
+    uber = pairs["uber"].to_numpy(bool)
+    probed_uber = uber & pairs["probed"].to_numpy(bool)
+    cal = {**_calibrations(pairs[~uber]),
+           **{UBER_CALIBRATION + k: v for k, v in _calibrations(pairs[probed_uber]).items()}}
+    model.calibration = cal
+    model.training["calibration"] = {"by": by, "jobs": len(pairs),
+                                     "probed_uber_jobs": int(probed_uber.sum())}
+    return model
+
+
+def _calibrations(pairs: pd.DataFrame) -> dict[str, Calibration]:
     with_r = pairs["n_reduces"].to_numpy() > 0
     cal = {"SE_m": Calibration.fit(pairs["SE_m_pred_s"], pairs["SE_m_s"]),
            "SE_r": Calibration.fit(pairs["SE_r_pred_s"][with_r], pairs["SE_r_s"][with_r]),
            "S": Calibration.fit(pairs["S_pred_mb_s"], pairs["S_mb_s"])}
-    model.calibration = {k: v for k, v in cal.items() if v is not None}
-    model.training["calibration"] = {"by": by, "jobs": len(pairs)}
-    return model
+    return {k: v for k, v in cal.items() if v is not None}
 
 
 def coefficient_tables(model: SizeModel) -> dict[str, pd.DataFrame]:

@@ -15,7 +15,9 @@ executable (no pickle). Layout (``version`` 2)::
      "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
               "map_model": L, "reduce_model": L},
      "guards": {"SE_m": G, "SE_r": G}, "recurring": {"k": x, "sums": {...}},
-     "calibration": {"SE_m": C, "SE_r": C, "S": C} (or {} when not calibrated),
+     "calibration": {"SE_m": C, "SE_r": C, "S": C, "uber:SE_m": C, "uber:SE_r": C, "uber:S": C}
+                    (the uber ones, of probed uber jobs, only where calibration had them;
+                    {} when not calibrated),
      "training": {...}}
     PHASE = {"equation": 6, "terms": [...], "columns": [...], "coef": [p], "cov": [[p×p]],
              "xtwx_inv": [[p×p]], "active": [p], "ssr": x, "dof": k,
@@ -49,7 +51,7 @@ from jobsize.models.guard import Guard
 from jobsize.models.normal_equations import NormalEquations, Solution
 from jobsize.models.recurring import Recurring
 from jobsize.models.regression import PhaseModel
-from jobsize.models.size_model import CLOCKS, SizeModel, check_eq7_fit
+from jobsize.models.size_model import CLOCKS, UBER_CALIBRATION, SizeModel, check_eq7_fit
 from jobsize.models.uber import LogLinear, TaskTimes, UberEstimate, UberModel
 from jobsize.models.variance import METHODS, POWER_RANGE, VarianceModel
 
@@ -285,8 +287,9 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")
     for name in cal.value:
-        if name not in ("SE_m", "SE_r", "S"):
-            cal.key(name).fail("expected calibrations of SE_m, SE_r and S only")
+        if name.removeprefix(UBER_CALIBRATION) not in ("SE_m", "SE_r", "S"):
+            cal.key(name).fail("expected calibrations of SE_m, SE_r and S (and of probed "
+                               f"uber jobs: {UBER_CALIBRATION}SE_m, ...) only")
         _within_bounds(cal.key(name))
         model.calibration[name] = _checked(cal.key(name), Calibration.from_json)
 

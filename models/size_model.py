@@ -94,6 +94,9 @@ FORM_DEFAULT = "tasks"
 
 #: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
 MIN_CALIBRATION = 20
+#: Prefix of the calibrations of probed uber jobs (``uber:S``, ...): their sizes come from the
+#: probe's task times, not eq 6 and 7, and their errors are their own.
+UBER_CALIBRATION = "uber:"
 
 #: Columns of :meth:`SizeModel.predict_frame`, units in the names.
 PREDICTION_COLUMNS: tuple[str, ...] = (
@@ -448,11 +451,12 @@ class SizeModel:
                    size: Resources, r_m: Resources, r_r: Resources, n_r: float,
                    r_am: Resources | None = None):
         """The phases' and S's intervals, S's quantiles and the method. With ``r_am`` (an
-        uber job) S is expressed in the ApplicationMaster's container: the conformal scores
-        are log ratios, scale-free, so S's calibrated quantiles, taken in the bin of the job's
-        size in map and reduce containers (what calibration saw), scale to it; the GLS
-        variance is that of eq 5 with R_am for both phases."""
-        cal = self.calibration
+        uber job) S is expressed in the ApplicationMaster's container. Calibrated on probed
+        uber jobs (:meth:`calibration_of`), S's quantiles are taken in the bin of that size,
+        as calibration saw it; else the conformal scores, log ratios and scale-free, are
+        taken in the bin of the job's size in map and reduce containers and scaled to it. The
+        GLS variance is that of eq 5 with R_am for both phases."""
+        cal, own = self.calibration_of(r_am is not None)
         level = self.level
         if all(cal.get(name) is not None and cal[name].size >= MIN_CALIBRATION
                for name in ("S", "SE_m")):
@@ -460,6 +464,8 @@ class SizeModel:
             r_int = (cal["SE_r"].interval(se_r, level)
                      if n_r > 0 and se_r > 0 and "SE_r" in cal else (0.0, 0.0))
             shown = size if r_am is None else uber_size(se_m, se_r, r_am)
+            if own:
+                size = shown
             scale = shown.memory / size.memory if size.memory > 0 else 0.0
             lo, hi = cal["S"].interval(size.memory, level) if size.memory > 0 else (0.0, 0.0)
             ratio = shown.vcores / shown.memory if shown.memory > 0 else 0.0
@@ -481,6 +487,19 @@ class SizeModel:
         vc_lo, vc_hi = _interval(size.vcores, var_vc, t_s)
         return (_interval(se_m, var_m, t_m), _interval(se_r, var_own + b7 * b7 * var_m, t_r),
                 (Resources(mem_lo, vc_lo), Resources(mem_hi, vc_hi)), {}, "gls")
+
+    def calibration_of(self, uber: bool) -> tuple[dict[str, Calibration], bool]:
+        """The calibrations that serve a job, and whether they are a probed uber job's own:
+        an uber job sized from its probe takes its own (``uber:S``, ...; their errors are not
+        eq 6 and 7's) where calibration saw at least :data:`MIN_CALIBRATION` of them, else —
+        and for every other job — the regression-sized jobs'."""
+        main = {k: c for k, c in self.calibration.items() if not k.startswith(UBER_CALIBRATION)}
+        if uber:
+            own = {k[len(UBER_CALIBRATION):]: c for k, c in self.calibration.items()
+                   if k.startswith(UBER_CALIBRATION)}
+            if own.get("S") is not None and own["S"].size >= MIN_CALIBRATION:
+                return own, True
+        return main, False
 
     def _predict_uber(self, values: Mapping[str, float], n_m: float, n_r: float,
                       app: str | None) -> Prediction:
@@ -576,6 +595,8 @@ class SizeModel:
         se_r = 0.0 if n_r == 0 else reduce_ms * _MS
         uber = is_uber(values, conf)
         if uber:
+            if self._probed(values):
+                self._learn_uber_errors(values, conf, se_m, se_r)
             self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, True)
             self.training["observed"] = self.training.get("observed", 0) + 1
             return ("uber",)
@@ -617,6 +638,21 @@ class SizeModel:
             for name, cal in self.calibration.items():
                 if name != "SE_r" or n_r > 0:
                     cal.add(predicted[name], actual[name])
+
+    def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
+                           se_m: float, se_r: float) -> None:
+        """A probed uber job's error, before it is learnt, for its own calibration."""
+        if not any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
+            return
+        n_r = values["n_reduces"]
+        before = self.predict_one(values, conf)
+        ram = containers(values)[4]
+        actual = {"SE_m": se_m, "SE_r": se_r, "S": ram * (se_m + se_r)}
+        predicted = {"SE_m": before.SE_m, "SE_r": before.SE_r, "S": before.S.memory}
+        for name in actual:
+            cal = self.calibration.get(UBER_CALIBRATION + name)
+            if cal is not None and (name != "SE_r" or n_r > 0):
+                cal.add(predicted[name], actual[name])
 
     def _widen(self, phase: str, row: list[float], tasks: float, y: float) -> None:
         if phase in self.guards:
@@ -830,8 +866,9 @@ def actual_sizes(records: pd.DataFrame, features: str = "probe", clock: str = "w
                  ) -> pd.DataFrame:
     """Observed SE_m, SE_r (s) and S (MB·s, vcore·s) of each job, by the rules the model uses.
 
-    Columns: job_id, uber, succeeded, n_reduces, SE_m_s, SE_r_s, S_mb_s, S_vcore_s,
-    finish_time_ms. SE_r of a map-only job is 0; S of an uber job is R_am·(SE_m + SE_r).
+    Columns: job_id, uber, probed, succeeded, n_reduces, SE_m_s, SE_r_s, S_mb_s, S_vcore_s,
+    finish_time_ms. SE_r of a map-only job is 0; S of an uber job is R_am·(SE_m + SE_r);
+    ``probed``: the job carries a probe record the model sizes it from.
     """
     tr = _Trace.of(records, features, "paper", clock)
     c = tr.cols
@@ -845,7 +882,9 @@ def actual_sizes(records: pd.DataFrame, features: str = "probe", clock: str = "w
     s_vc = np.where(tr.uber, r["am_vcores"] * (se_m + se_r),
                     r["map_vcores"] * se_m + r["reduce_vcores"] * se_r)
     finish = conform(records)["finish_time_ms"].to_numpy(dtype="float64", na_value=np.nan)
+    probed = (np.isfinite(c[PROBE_FRACTION]) if PROBE_FRACTION in c
+              else np.zeros(len(tr), dtype=bool))
     return pd.DataFrame({"job_id": pd.array(tr.job_id, dtype="string"), "uber": tr.uber,
-                         "succeeded": tr.success, "n_reduces": c["n_reduces"],
+                         "probed": probed, "succeeded": tr.success, "n_reduces": c["n_reduces"],
                          "SE_m_s": se_m, "SE_r_s": se_r, "S_mb_s": s_mem, "S_vcore_s": s_vc,
                          "finish_time_ms": finish})

@@ -74,8 +74,9 @@ def _uber_row(actual, predicted, low, high) -> str:
 def test_drawn_md_states_the_hadoop_uber_jobs_three_ways() -> None:
     """The uber jobs of drawn-hadoop-uber-20261208 as recorded (sized from the probe's task
     times), and re-predicted by the Hadoop trace's model without the probe's task times (eq 6
-    and 7) and without the probe (the history's uber jobs), as DRAWN.md's table says."""
-    from jobsize.bundled import calibration_for
+    and 7) and without the probe (the history's uber jobs), as DRAWN.md's table says — by the
+    model as it was then, calibrated before these jobs calibrated it too."""
+    from jobsize.bundled import path
     from jobsize.predictor import SizePredictor
     from jobsize.schema import read_traces
 
@@ -88,7 +89,7 @@ def test_drawn_md_states_the_hadoop_uber_jobs_three_ways() -> None:
     assert f"| from the probe's task times (the default) | {_uber_row(actual, *recorded)}" in text
     history = datasets_dir() / "hadoop-trace.parquet"
     model = SizePredictor(level=0.9).fit(read_trace(history),
-                                         calibration=read_traces(calibration_for(history)))
+                                         calibration=read_traces([path("drawn-hadoop-20261201")]))
     probe = [c for c in uber.columns if c.startswith("probe_")
              and c not in ("probe_planned_uber", "probe_error", "probe_s")]
     for way, records in (("by eq 6 and 7 from the same probe",

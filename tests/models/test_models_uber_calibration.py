@@ -1,0 +1,130 @@
+"""Probed uber jobs' intervals from their own errors: sized from the probe's task times, not eq 6
+and 7, they err as neither the regression-sized jobs nor the history's uber jobs do."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from jobsize.models.conformal import Calibration
+from jobsize.models.evaluation import _calibrate_with_pairs
+from jobsize.models.job import job_values
+from jobsize.models.modelfile import ModelFileError, model_from_json, model_to_json
+from jobsize.models.size_model import MIN_CALIBRATION, UBER_CALIBRATION, SizeModel, actual_sizes
+from jobsize.models.synthetic import linear_trace
+from models_helpers import as_job
+
+
+def _calibration(spread: float, n: int = 60) -> Calibration:
+    """Scores log(actual / predicted) spread evenly over ±``spread``."""
+    predicted = np.full(n, 100.0)
+    return Calibration.fit(predicted, predicted * np.exp(np.linspace(-spread, spread, n)))
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    history = linear_trace(400, seed=3, uber=0.1)
+    return history, SizeModel.fit(history, form="tasks")
+
+
+def _probed_uber(history: pd.DataFrame) -> dict[str, object]:
+    row = history[~history["uberized"] & (history["n_reduces"] > 0)].iloc[0]
+    return {**as_job(row), "job_name": None, "uberized": True, "am_memory_mb": 2048.0,
+            "am_vcores": 1.0, "probe_map_tasks": 1.0, "probe_reduce_tasks": 1.0,
+            "probe_map_task_ms": row["probe_map_function_ms"] + 300.0,
+            "probe_reduce_task_ms": row["probe_reduce_function_ms"] + 80.0,
+            "map_time_ms": 4000.0, "reduce_time_ms": 1500.0}
+
+
+def _ratio(interval) -> float:
+    low, high = interval
+    return high.memory / low.memory
+
+
+def test_a_probed_uber_job_takes_its_own_calibration_and_others_the_main_one(fitted):
+    history, model = fitted
+    narrow, wide = _calibration(0.1), _calibration(1.0)
+    model.calibration = {"S": narrow, "SE_m": narrow, "SE_r": narrow,
+                         "uber:S": wide, "uber:SE_m": wide, "uber:SE_r": wide}
+    uber = model.predict_one(job_values(_probed_uber(history)))
+    normal = model.predict_one(job_values({**_probed_uber(history), "uberized": False}))
+    assert uber.interval_method == normal.interval_method == "conformal"
+    assert _ratio(uber.S_interval) == pytest.approx(np.exp(2 * 0.95), rel=0.1)
+    assert _ratio(normal.S_interval) == pytest.approx(np.exp(2 * 0.095), rel=0.1)
+    lo, hi = uber.SE_m_interval
+    assert hi / lo == pytest.approx(_ratio(uber.S_interval), rel=0.1)
+    # the interval is about the size in the AM's container, where calibration saw it
+    assert uber.S_interval[0].memory < uber.S.memory < uber.S_interval[1].memory
+
+
+def test_too_few_probed_uber_jobs_leave_them_the_main_calibration(fitted):
+    history, model = fitted
+    narrow = _calibration(0.1)
+    few = _calibration(1.0, n=MIN_CALIBRATION - 1)
+    model.calibration = {"S": narrow, "SE_m": narrow, "uber:S": few, "uber:SE_m": few}
+    assert model.calibration_of(True) == ({"S": narrow, "SE_m": narrow}, False)
+    uber = model.predict_one(job_values(_probed_uber(history)))
+    assert _ratio(uber.S_interval) == pytest.approx(np.exp(2 * 0.095), rel=0.1)
+
+
+def _pairs(n: int, uber: bool, probed: bool, error: float) -> pd.DataFrame:
+    predicted = np.linspace(10.0, 1000.0, n)
+    return pd.DataFrame({"job_id": [f"{uber}{probed}{i}" for i in range(n)],
+                         "finish_time_ms": 0.0, "uber": uber, "probed": probed,
+                         "n_reduces": 1.0, "SE_m_s": predicted * error,
+                         "SE_m_pred_s": predicted, "SE_r_s": predicted * error,
+                         "SE_r_pred_s": predicted, "S_mb_s": predicted * error,
+                         "S_pred_mb_s": predicted, "S_low_mb_s": np.nan, "S_high_mb_s": np.nan,
+                         "S_vcore_s": np.nan, "S_pred_vcore_s": np.nan})
+
+
+def test_calibration_keeps_the_probed_uber_jobs_apart(fitted):
+    _, model = fitted
+    pairs = pd.concat([_pairs(40, False, True, 1.1), _pairs(25, True, True, 2.0),
+                       _pairs(30, True, False, 0.25)], ignore_index=True)
+    _calibrate_with_pairs(model, pairs, "test")
+    cal = model.calibration
+    assert sorted(cal) == ["S", "SE_m", "SE_r", "uber:S", "uber:SE_m", "uber:SE_r"]
+    # the history's uber jobs (error 0.25×) calibrate neither
+    assert cal["S"].size == 40 and cal["uber:S"].size == 25
+    assert cal["S"].quantiles(100.0)[0.5] == pytest.approx(100 * 1.1)
+    assert cal["uber:S"].quantiles(100.0)[0.5] == pytest.approx(100 * 2.0)
+    assert model.training["calibration"]["probed_uber_jobs"] == 25
+    # fewer than ten probed uber jobs: no calibration of their own
+    _calibrate_with_pairs(model, pairs.iloc[:49], "test")
+    assert not any(name.startswith(UBER_CALIBRATION) for name in model.calibration)
+
+
+def test_a_finished_probed_uber_job_feeds_its_own_calibration_only(fitted):
+    history, model = fitted
+    model.calibration = {"S": _calibration(0.1), "SE_m": _calibration(0.1),
+                         "uber:S": _calibration(1.0), "uber:SE_m": _calibration(1.0),
+                         "uber:SE_r": _calibration(1.0)}
+    sizes = {name: cal.size for name, cal in model.calibration.items()}
+    job = job_values(_probed_uber(history))
+    before = model.predict_one(job)
+    assert model.observe(job) == ("uber",)
+    grown = {name: cal.size - sizes[name] for name, cal in model.calibration.items()}
+    assert grown == {"S": 0, "SE_m": 0, "uber:S": 1, "uber:SE_m": 1, "uber:SE_r": 1}
+    # its score is that of S in the AM's container: 2048 MB × (4 s + 1.5 s)
+    scores = model.calibration["uber:S"].scores[0]
+    assert np.log(2048 * 5.5 / before.S.memory) in scores
+
+
+def test_the_model_file_keeps_the_probed_uber_calibration(fitted):
+    _, model = fitted
+    model.calibration = {"S": _calibration(0.1), "SE_m": _calibration(0.1),
+                         "uber:S": _calibration(1.0), "uber:SE_m": _calibration(1.0)}
+    doc = model_to_json(model)
+    again = model_from_json(doc)
+    assert sorted(again.calibration) == sorted(model.calibration)
+    assert again.calibration["uber:S"].scores == model.calibration["uber:S"].scores
+    doc["calibration"]["other:S"] = doc["calibration"]["S"]
+    with pytest.raises(ModelFileError, match="other:S"):
+        model_from_json(doc)
+
+
+def test_actual_sizes_say_which_jobs_carry_a_probe(fitted):
+    history, _ = fitted
+    frame = history[history["probe_fraction"].notna()].head(4).copy()
+    frame.loc[frame.index[:2], "probe_fraction"] = np.nan
+    assert actual_sizes(frame)["probed"].tolist() == [False, False, True, True]
+    assert not actual_sizes(frame, features="actual")["probed"].any()
