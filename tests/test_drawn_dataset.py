@@ -20,7 +20,7 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-uber-history-20261204": 3, "drawn-uber-probed-20261204": 3,
          "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3,
          "drawn-hadoop-java-20261206": 3, "drawn-hadoop-java-20261207": 3,
-         "drawn-hadoop-uber-20261208": 3}
+         "drawn-hadoop-uber-20261208": 3, "drawn-hadoop-uber-20261209": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
@@ -71,25 +71,35 @@ def _uber_row(actual, predicted, low, high) -> str:
          if covered else "0 %") + f" | {np.exp(np.mean(np.log(ratio))):.2f} |"
 
 
-def test_drawn_md_states_the_hadoop_uber_jobs_three_ways() -> None:
-    """The uber jobs of drawn-hadoop-uber-20261208 as recorded (sized from the probe's task
-    times), and re-predicted by the Hadoop trace's model without the probe's task times (eq 6
-    and 7) and without the probe (the history's uber jobs), as DRAWN.md's table says — by the
-    model as it was then, calibrated before these jobs calibrated it too."""
+#: the Hadoop uber draws, and the draws the Hadoop trace's model was calibrated on when each ran
+UBER_DRAWS = {"drawn-hadoop-uber-20261208": ("drawn-hadoop-20261201",),
+              "drawn-hadoop-uber-20261209": ("drawn-hadoop-20261201",
+                                             "drawn-hadoop-uber-20261208")}
+
+
+@pytest.mark.parametrize("draw", sorted(UBER_DRAWS))
+def test_drawn_md_states_the_hadoop_uber_jobs_three_ways(draw) -> None:
+    """A Hadoop uber draw's uber jobs as recorded (sized from the probe's task times), and
+    re-predicted by the Hadoop trace's model without the probe's task times (eq 6 and 7) and
+    without the probe (the history's uber jobs), as its section of DRAWN.md says — by the
+    model as it was then, calibrated on the draws before it."""
     from jobsize.bundled import path
     from jobsize.predictor import SizePredictor
     from jobsize.schema import read_traces
 
     text = (datasets_dir() / "DRAWN.md").read_text()
-    trace = read_trace("drawn-hadoop-uber-20261208")
+    text = text[text.index(f"# Uber jobs on Hadoop, probed: {draw}"):]
+    end = text.find("\n# ")
+    text = text if end < 0 else text[:end]
+    trace = read_trace(draw)
     uber = trace[trace["uberized"].astype(bool) & trace["state"].astype(str).eq("SUCCEEDED")]
     assert len(uber) == 29
     actual = uber["S_mb_s"].to_numpy(float)
     recorded = [uber[c].to_numpy(float) for c in ("S_pred_mb_s", "S_low_mb_s", "S_high_mb_s")]
     assert f"| from the probe's task times (the default) | {_uber_row(actual, *recorded)}" in text
     history = datasets_dir() / "hadoop-trace.parquet"
-    model = SizePredictor(level=0.9).fit(read_trace(history),
-                                         calibration=read_traces([path("drawn-hadoop-20261201")]))
+    model = SizePredictor(level=0.9).fit(
+        read_trace(history), calibration=read_traces([path(d) for d in UBER_DRAWS[draw]]))
     probe = [c for c in uber.columns if c.startswith("probe_")
              and c not in ("probe_planned_uber", "probe_error", "probe_s")]
     for way, records in (("by eq 6 and 7 from the same probe",
