@@ -186,7 +186,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, 
         delta = col("probe_key_exponent", 1.0)
         groups = col("probe_reduce_input_groups", np.nan)
         by_keys = np.where(groups > 0, f ** (-delta), 1.0 / f)
-        sb_o = np.where(mor > 0, mo_o * rir_o / np.where(mor > 0, mor_o, 1.0), mo_o)
+        # bytes per record times records: no product of two large counts to overflow
+        sb_o = np.where(mor > 0, mo_o * (rir_o / np.where(mor > 0, mor_o, 1.0)), mo_o)
     keyed = key_cost_scale(key_cost, groups, rir, groups * by_keys, rir_o)
     # the combiner: its start-up c once per run, the rest with the records it reads
     c = col("probe_combine_function_fixed_ms", np.nan) * _MS
@@ -353,7 +354,7 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
     groups = known("probe_reduce_input_groups")
     by_keys = f ** -known("probe_key_exponent", 1.0) if groups > 0 else 1.0 / f
     keyed = _key_cost_scale_one(key_cost, groups, rir, groups * by_keys, rir_o)
-    sb_o = (mo_o * rir_o / mor_o if mor_o else math.nan) if mor > 0 else mo_o
+    sb_o = (mo_o * (rir_o / mor_o) if mor_o else math.nan) if mor > 0 else mo_o
     map_only = n_r == 0
     c, runs_p = known("probe_combine_function_fixed_ms") * _MS, known("probe_combine_runs")
     if not (math.isfinite(c) and math.isfinite(runs_p) and cir > 0):

@@ -379,3 +379,17 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
                               key_cost=key_cost, map_slots=map_slots)[0]
         np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
 
+
+
+def test_shuffle_bytes_of_huge_counts_do_not_overflow():
+    """SB is bytes per map output record times the records the reduces read: computed as that
+    product, not as MO·RIR / MOR, whose numerator overflows for counts near 1e160 (a
+    randomised case once warned of it)."""
+    huge = 1e160
+    job = _probe(probe_map_output_bytes=huge, probe_map_output_records=huge,
+                 probe_reduce_input_records=huge)
+    with np.errstate(over="raise"):
+        q = scaling.probe(job, "tasks")
+        one = scaling.probe_one({k: float(v[0]) for k, v in job.items()})
+    assert np.isfinite(q["SB"][0]) and q["SB"][0] == pytest.approx(one["SB"])
+    assert q["SB"][0] == pytest.approx(q["MO"][0] * (q["RIR"][0] / q["MOR"][0]))
