@@ -197,7 +197,7 @@ def test_fit_calibrates_on_jobs_of_unseen_kinds(trace_path, tmp_path, capsys):
                                & (pairs["S_mb_s"] <= pairs["S_high_mb_s"]))
         if how == "unseen":
             assert model.training["calibration"] == {
-                "by": "jobs of 20 kinds never fitted on", "jobs": 400}
+                "by": "jobs of 20 kinds never fitted on", "jobs": 400, "probed_uber_jobs": 0}
             assert "400 out-of-sample errors (jobs of 20 kinds never fitted on)" in " ".join(
                 capsys.readouterr().out.split())
     assert 0.82 <= covered["unseen"] <= 0.97, covered
@@ -224,5 +224,6 @@ def test_fit_of_the_bundled_trace_calibrates_on_the_bundled_draws():
     assert calibration_for(reference_trace()) == [path(n) for n in CALIBRATION_TRACES[
         "reference"]]
     for hadoop in (path("hadoop-trace"), "hadoop-trace"):  # a path or the bundled name
-        assert calibration_for(hadoop) == [path("drawn-hadoop-20261201")]
+        assert calibration_for(hadoop) == [path("drawn-hadoop-20261201"),
+                                           path("drawn-hadoop-uber-20261208")]
     assert calibration_for(path("heldout")) == []
