@@ -642,11 +642,15 @@ class SizeModel:
 
     def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
                            se_m: float, se_r: float) -> None:
-        """A probed uber job's error, before it is learnt, for its own calibration."""
+        """A probed uber job's error, before it is learnt, for its own calibration; none where
+        its probe record cannot size it (the uber model learns it all the same)."""
         if not any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
             return
         n_r = values["n_reduces"]
-        before = self.predict_one(values, conf)
+        try:
+            before = self.predict_one(values, conf)
+        except (InputError, ModelError):
+            return
         ram = containers(values)[4]
         actual = {"SE_m": se_m, "SE_r": se_r, "S": ram * (se_m + se_r)}
         predicted = {"SE_m": before.SE_m, "SE_r": before.SE_r, "S": before.S.memory}

@@ -128,3 +128,14 @@ def test_actual_sizes_say_which_jobs_carry_a_probe(fitted):
     frame.loc[frame.index[:2], "probe_fraction"] = np.nan
     assert actual_sizes(frame)["probed"].tolist() == [False, False, True, True]
     assert not actual_sizes(frame, features="actual")["probed"].any()
+
+
+def test_a_probed_uber_job_the_model_cannot_size_is_still_learnt(fitted):
+    history, model = fitted
+    model.calibration = {"S": _calibration(0.1), "SE_m": _calibration(0.1),
+                         "uber:S": _calibration(1.0), "uber:SE_m": _calibration(1.0)}
+    job = job_values({**_probed_uber(history), "probe_fraction": 0.5, "n_maps": 1.0,
+                      "probe_map_output_records": None})
+    sizes = {name: cal.size for name, cal in model.calibration.items()}
+    assert model.observe(job) == ("uber",)
+    assert {name: cal.size for name, cal in model.calibration.items()} == sizes
