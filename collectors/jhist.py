@@ -539,8 +539,7 @@ def collect_jhist(
             advance()
     production, probes, identities = [], [], {}
     for job_id, (path, history) in histories.items():
-        probe = find_probe(history.record, history.conf, tasks=history.tasks,
-                           source=f"{job_id}_conf.xml")
+        probe = find_probe(history.record, history.conf, source=f"{job_id}_conf.xml")
         if probe is None:
             production.append((path, history))
             identities[job_id] = probe_identity(history.conf)

@@ -184,7 +184,7 @@ class HistoryServer:
         else:
             record.update(_average_times(job))
         check_parsed(record, rows, source=self.client.url(API + f"jobs/{job_id}"))
-        probe = find_probe(record, conf, tasks=rows, source=conf_url)
+        probe = find_probe(record, conf, source=conf_url)
         return CollectedJob(record, rows, probe, probe_identity(conf))
 
     def _attempt_rows(self, job_id: str, sizes: dict[str, float]) -> list[dict[str, Any]]:

@@ -59,7 +59,6 @@ from jobsize.errors import ParseError
 from jobsize.schema import (
     JOB_COLUMNS,
     JOB_SCHEMA,
-    PROBE_EMPTY_MAP_KEY,
     PROBE_FOR_KEY,
     PROBE_FRACTION_KEY,
     PROBE_ID_KEY,
@@ -119,9 +118,8 @@ def probe_identity(conf: Mapping[str, str]) -> str | None:
 
 
 def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
-               tasks: Sequence[Mapping[str, Any]] = (), source: object = None) -> Probe | None:
-    """The probe that a job's record and configuration describe; None for any other job.
-    ``tasks``: its attempt rows, where known (the time of a map over no input is read there)."""
+               source: object = None) -> Probe | None:
+    """The probe that a job's record and configuration describe; None for any other job."""
     name = record.get("job_name") or conf.get("mapreduce.job.name") or ""
     target = conf.get(PROBE_FOR_KEY)
     if target is None:
@@ -132,8 +130,6 @@ def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
     n_reduces = conf_int(conf, PROBE_REDUCES_KEY, source=source)
     columns = probe_columns(record, fraction=_fraction(conf, source),
                             input_bytes=sample_bytes, n_reduces=n_reduces)
-    if conf.get(PROBE_EMPTY_MAP_KEY, "").strip().lower() == "true":
-        columns.update(empty_map_columns(record, tasks))
     return Probe(job_id=str(record["job_id"]), probe_for=target.strip() or None,
                  probe_id=probe_identity(conf), submit_time_ms=record.get("submit_time_ms"),
                  state=record.get("state"), columns=columns)
@@ -213,27 +209,6 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
     })
     return columns
-
-
-def empty_map_columns(record: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]]
-                      ) -> dict[str, Any]:
-    """What a probe whose last map read an empty file (:data:`PROBE_EMPTY_MAP_KEY`) tells
-    apart: its sample's maps (``probe_map_tasks``, the empty one not among them, as on the
-    local engine) and the empty map's elapsed time, a task after the first
-    (``probe_map_task_fixed_ms``). Hadoop orders splits largest first, so the empty one is the
-    map of the highest index; its time is left null unless its attempt row is there and began
-    after every other map's."""
-    n_maps = record.get("n_maps")
-    out: dict[str, Any] = {"probe_map_tasks": n_maps - 1 if n_maps else None}
-    maps = {int(str(row["task_id"]).rsplit("_", 1)[-1]): row for row in tasks
-            if row.get("task_type") == "MAP" and row.get("status") == "SUCCEEDED"
-            and row.get("start_time_ms") is not None and row.get("finish_time_ms") is not None}
-    if not n_maps or len(maps) != n_maps or max(maps) != n_maps - 1:
-        return out
-    empty = maps.pop(n_maps - 1)
-    if maps and all(row["start_time_ms"] <= empty["start_time_ms"] for row in maps.values()):
-        out["probe_map_task_fixed_ms"] = float(empty["finish_time_ms"] - empty["start_time_ms"])
-    return out
 
 
 def _per_task(startup_ms: float | None, tasks: int | None, function_ms: float | None

@@ -8,8 +8,6 @@ all the sample's keys: MFE, RFE and the combiner's time come from the timing wra
 function's start-up from its run over no input first (the per-task fixed costs), MO, MOR, RIR,
 RO and CPU time from Hadoop's own counters. A Java task (:mod:`jobsize.javatask`) runs as
 itself, unwrapped, and reports the same counters (jobsize's module is shipped with the probe).
-The probe of a job of several maps that Hadoop runs in uber mode reads an empty file in one
-more map, after the sample's, whose time is a later task's (:func:`times_later_maps`).
 The split probe's shape columns, which need two uneven tasks of each kind, stay null. The probe
 record is read back from the probe's own history as ``jobsize collect`` reads it
 (:func:`jobsize.collectors.probe_join.find_probe`).
@@ -24,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jobsize.collectors.jhist import read_jhist
+from jobsize.collectors.conf import read_conf
 from jobsize.collectors.probe_join import find_probe
 from jobsize.hadoop.client import STREAMING, HadoopClient
 from jobsize.sampler.probespec import ProbeSpec, streaming_probe
@@ -54,22 +52,6 @@ def write_sample(spec: ProbeSpec, splits: Any, directory: Path) -> tuple[Any, li
     return sample, paths
 
 
-def times_later_maps(spec: ProbeSpec, splits: Any) -> bool:
-    """Whether the probe reads an empty file in one more map: for a job of several maps that
-    Hadoop runs in uber mode, whose maps run one after another in one JVM. The first task there
-    pays what the later ones do not (the first ask whether it may commit comes too early, and
-    Hadoop's task sleeps a second before asking again), and the probe's one map per sample
-    file is a first task; the empty map after it times a later one."""
-    return spec.n_maps >= 2 and spec.plan(splits.total_bytes).uberized
-
-
-def write_empty(directory: Path) -> str:
-    """An empty input file in ``directory``: its path relative to it."""
-    with atomic_write(directory / "empty" / "empty") as handle:
-        handle.write(b"")
-    return "empty/empty"
-
-
 def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
                     directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Run ``spec``'s probe on ``client``'s cluster; return its probe record (the job
@@ -84,8 +66,6 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
     where = Path(directory or Path(client.cluster.directory, "probes",
                                    f"{identity}-{time.time_ns()}")).resolve()
     sample, paths = write_sample(spec, splits, where / "sample")
-    empty = str(where / "sample" / write_empty(where / "sample")) \
-        if times_later_maps(spec, splits) else None
     # Commands run in the cluster's containers on this machine, with this interpreter.
     local = dataclasses.replace(spec, **{
         name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
@@ -93,17 +73,16 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
     job = streaming_probe(local, sample=[str(where / "sample" / p) for p in paths],
                           sample_bytes=len(sample.data), output=str(where / "output"),
                           python=sys.executable, fraction=sample.fraction, probe_id=identity,
-                          java_jar=client.cluster.module_jar, empty=empty)
+                          java_jar=client.cluster.module_jar)
     path = os.environ.get("PATH", "/usr/bin:/bin")
     ran = client.run(STREAMING, [*job.argv(), "-cmdenv", f"PATH={path}"]).job
-    history = read_jhist(ran.history_path, ran.conf_path)
-    record = history.record
+    record = ran.record()
     if record["state"] != "SUCCEEDED":
         raise JobFailedError(f"the probe {record['state']} (see its history: "
                              f"{ran.history_path})", source=ran.job_id)
     if not record.get("uberized"):
         raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
-    probe = find_probe(record, history.conf, tasks=history.tasks, source=ran.conf_path)
+    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path)
     if probe is None:  # its configuration names it a probe; a history without it is damaged
         raise JobFailedError("the probe's history does not name it a probe",
                              source=ran.conf_path)

@@ -65,9 +65,6 @@ PROBE_FRACTION_KEY = "jobsize.probe.fraction"  # f_p of the sample
 PROBE_INPUT_BYTES_KEY = "jobsize.probe.input.bytes"  # bytes in the sample
 PROBE_MAPS_KEY = "jobsize.probe.n_maps"  # the production job's N_m
 PROBE_REDUCES_KEY = "jobsize.probe.n_reduces"  # and N_r
-#: "true" when the probe's last map read an empty file: an uber job's probe times the task after
-#: the first that way (a job's first task pays what later ones do not)
-PROBE_EMPTY_MAP_KEY = "jobsize.probe.empty.map"
 
 
 #: Java's ``int``: Hadoop holds task counts and container sizes in one.
@@ -269,8 +266,7 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("probe_reduce_task_ms", "Float64", "ms", "summed elapsed time of the probe's reduce "
        "tasks (the empty one included): shuffle, merge, function, write"),
     _c("probe_map_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty map "
-       "task: what a map task pays whatever its input (on Hadoop, only an uber job's probe "
-       "runs one: a map after the first)"),
+       "task: what a map task pays whatever its input"),
     _c("probe_reduce_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty "
        "reduce task"),
 )

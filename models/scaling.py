@@ -418,8 +418,7 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
 
 #: What :func:`uber_task_times` reads beyond :func:`probe_one`'s columns.
 UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
-                                       "probe_map_task_fixed_ms", "probe_map_function_fixed_ms",
-                                       "probe_map_function_startup_ms")
+                                       "probe_map_task_fixed_ms")
 
 
 def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
@@ -428,41 +427,20 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     programs — or None where the record has no task times.
 
     Per phase, the job's function time as eq 8 scales the probe's (:func:`probe_one`: MFE + CFE,
-    RFE) plus what its tasks cost beyond their functions inside the ApplicationMaster: N × the
-    mean time a probe task took beyond its functions — or, where the probe ran an empty map
-    after its sample's, the first map what a sample map took and each later one what the empty
-    map took (:func:`_first_and_later`): the tasks run one after another in one JVM, and the
-    first pays what later ones do not. Not eq 6 and 7, whose per-task terms are a task's own
-    container and JVM, which an uber job never starts."""
+    RFE) plus N × the mean time a probe task took beyond its functions: what a task costs inside
+    the ApplicationMaster, as each of the job's will. Not eq 6 and 7, whose per-task terms are a
+    task's own container and JVM, which an uber job never starts."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
-    split = _first_and_later(job)
-    se_m = q["MFE"] + q["CFE"] + (q["N_m"] * beyond_m if split is None else
-                                  split[0] + max(q["N_m"] - 1.0, 0.0) * split[1])
+    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m
     if q["N_r"] <= 0:
         return se_m, 0.0
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
     return se_m, q["RFE"] + q["N_r"] * beyond_r
-
-
-def _first_and_later(job: Mapping[str, float]) -> tuple[float, float] | None:
-    """What the probe's first map and a later one took beyond their functions (s), where its
-    empty map ran after the sample's: a sample map's mean, and the empty map's time less its
-    function's (its start-up: measured over no input where recorded, else the mean per
-    mapper process). None without an empty map."""
-    empty, maps = _known_one(job, "probe_map_task_fixed_ms"), _known_one(job, "probe_map_tasks")
-    task, function = _known_one(job, "probe_map_task_ms"), _function_ms_one(job, "map")
-    if not all(map(math.isfinite, (empty, maps, task, function))) or maps < 1:
-        return None
-    startup = _known_one(job, "probe_map_function_startup_ms",
-                         _known_one(job, "probe_map_function_fixed_ms", 0.0))
-    combine = _known_one(job, "probe_combine_function_ms", 0.0)
-    first = (task - empty - (function - startup) - combine) / maps
-    return max(first, 0.0) * _MS, max(empty - startup, 0.0) * _MS
 
 
 def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...] = ()

@@ -401,8 +401,7 @@ class SizeModel:
             apb = r_am if minimum > 0 else Resources(0.0, 0.0)
             notes.append("uber job sized from its probe: its tasks run one after another in "
                          "the ApplicationMaster's container" + (
-                             ", each taking what the probe's took beyond its functions (a later "
-                             "one what the probe's map over an empty file took, where it ran)"
+                             ", each taking what the probe's took beyond its functions"
                              if direct is not None else ""))
         return Prediction(SE_m=se_m, SE_r=se_r, S=size, minE=minimum, APB=apb,
                           SE_m_interval=m_int, SE_r_interval=r_int, S_interval=s_int,

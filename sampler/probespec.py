@@ -46,7 +46,6 @@ from jobsize.schema import (
     MAP_FUNCTION_COUNTER,
     MAP_FUNCTION_STARTUP_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
-    PROBE_EMPTY_MAP_KEY,
     PROBE_FOR_KEY,
     PROBE_FRACTION_KEY,
     PROBE_ID_KEY,
@@ -520,25 +519,18 @@ def streaming_probe(
     fraction: float | None = None,
     probe_id: str | None = None,
     java_jar: str = JAVA_JAR,
-    empty: str | None = None,
 ) -> StreamingProbe:
     """The probe as a Hadoop Streaming job in uber mode (see :func:`render_hadoop`); a Java
-    task (:mod:`jobsize.javatask`) runs as itself, reporting its own times, from ``java_jar``.
-    ``empty``: the path of an empty file, read by one more map after the sample's (Hadoop
-    orders splits largest first), named in the probe's configuration
-    (:data:`~jobsize.schema.PROBE_EMPTY_MAP_KEY`)."""
+    task (:mod:`jobsize.javatask`) runs as itself, reporting its own times, from ``java_jar``."""
     samples = [sample] if isinstance(sample, str) else list(sample)
     if not samples:
         raise ConfigError("no sample path to probe")
-    if empty is not None:
-        samples.append(empty)
     if not isinstance(sample_bytes, int) or sample_bytes < 0:
         raise ConfigError(f"sample size must be a byte count, got {sample_bytes!r}")
     max_bytes = sample_bytes + (1 << 20)  # above the sample, so Hadoop keeps the probe uber
     conf = {
         **probe_properties(spec, fraction=fraction, input_bytes=sample_bytes,
                            probe_id=probe_id),
-        **({PROBE_EMPTY_MAP_KEY: "true"} if empty is not None else {}),
         "mapreduce.job.queuename": spec.queue,
         "mapreduce.job.ubertask.enable": "true",
         "mapreduce.job.ubertask.maxmaps": str(len(samples)),
@@ -586,7 +578,6 @@ def render_hadoop(
     python: str = "python3",
     fraction: float | None = None,
     probe_id: str | None = None,
-    empty: str | None = None,
 ) -> str:
     """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
 
@@ -600,11 +591,10 @@ def render_hadoop(
     what a task pays whatever its input) and the combiner's runs. The command is for a POSIX
     shell, one option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
     The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
-    the identity to give the production job too); ``empty``, an empty file's HDFS path, adds
-    a map over no input (:func:`streaming_probe`).
+    the identity to give the production job too).
     """
     job = streaming_probe(spec, sample=sample, sample_bytes=sample_bytes, output=output,
-                          python=python, fraction=fraction, probe_id=probe_id, empty=empty)
+                          python=python, fraction=fraction, probe_id=probe_id)
     q = shlex.quote
     jar = streaming_jar if streaming_jar == DEFAULT_STREAMING_JAR else q(streaming_jar)
     lines = [f"{q(hadoop)} jar {jar}"]

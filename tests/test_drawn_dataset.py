@@ -4,6 +4,7 @@ make, and the scores DRAWN.md states are the ones their data give."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -20,7 +21,8 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-uber-history-20261204": 3, "drawn-uber-probed-20261204": 3,
          "drawn-uber-capped-20261204": 3, "drawn-hadoop-20261205": 3,
          "drawn-hadoop-java-20261206": 3, "drawn-hadoop-java-20261207": 3,
-         "drawn-hadoop-uber-20261208": 3, "drawn-hadoop-uber-20261209": 3}
+         "drawn-hadoop-uber-20261208": 3, "drawn-hadoop-uber-20261209": 3,
+         "drawn-hadoop-uber-20261210": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
@@ -74,6 +76,8 @@ def _uber_row(actual, predicted, low, high) -> str:
 #: the Hadoop uber draws, and the draws the Hadoop trace's model was calibrated on when each ran
 UBER_DRAWS = {"drawn-hadoop-uber-20261208": ("drawn-hadoop-20261201",),
               "drawn-hadoop-uber-20261209": ("drawn-hadoop-20261201",
+                                             "drawn-hadoop-uber-20261208"),
+              "drawn-hadoop-uber-20261210": ("drawn-hadoop-20261201",
                                              "drawn-hadoop-uber-20261208")}
 
 
@@ -88,7 +92,7 @@ def test_drawn_md_states_the_hadoop_uber_jobs_three_ways(draw) -> None:
     from jobsize.schema import read_traces
 
     text = (datasets_dir() / "DRAWN.md").read_text()
-    text = text[text.index(f"# Uber jobs on Hadoop, probed: {draw}"):]
+    text = text[re.search(rf"^# .*: {draw}$", text, re.MULTILINE).start():]
     end = text.find("\n# ")
     text = text if end < 0 else text[:end]
     trace = read_trace(draw)

@@ -175,7 +175,7 @@ def probe_on_hadoop(spec: Any, splits: Any, args: argparse.Namespace) -> dict[st
 def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
     """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
     keeps seeing each file's name); return the upload command and the cluster probe command."""
-    from jobsize.hadoop.probe import times_later_maps, write_empty, write_sample
+    from jobsize.hadoop.probe import write_sample
     from jobsize.sampler.probespec import render_hadoop
     from jobsize.schema import PROBE_ID_KEY
 
@@ -183,13 +183,12 @@ def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
     sample, written = write_sample(spec, splits, local)
     hdfs = (args.hdfs_dir or f"/tmp/jobsize-probe/{sample.seed}").rstrip("/")
     paths = [f"{hdfs}/{p}" for p in written]
-    empty = f"{hdfs}/{write_empty(local)}" if times_later_maps(spec, splits) else None
     upload = (f"hdfs dfs -mkdir -p {shlex.quote(hdfs)} && "
               f"hdfs dfs -put -f {shlex.quote(str(local))}/* {shlex.quote(hdfs)}/")
     probe_id = spec.conf[PROBE_ID_KEY]  # derived by job_properties unless given
     command = render_hadoop(spec, sample=paths, sample_bytes=len(sample.data),
                             output=args.probe_output or f"{hdfs}-out", fraction=sample.fraction,
-                            probe_id=probe_id, empty=empty)
+                            probe_id=probe_id)
     return (f"# f_p = {sample.fraction:.6g}: {len(sample.data)} sample bytes of "
             f"{sample.input_bytes}, seed {sample.seed}\n"
             f"# run the job itself with -D {PROBE_ID_KEY}={probe_id} so that `jobsize collect` "

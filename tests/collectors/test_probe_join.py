@@ -205,40 +205,6 @@ def test_a_probe_whose_functions_the_timing_wrapper_started_empty_has_fixed_cost
     assert map_only["probe_combine_function_fixed_ms"] is None
 
 
-def _map_row(index: int, start: int, finish: int, status: str = "SUCCEEDED") -> dict:
-    return {"task_id": f"task_1_1_m_{index:06d}", "task_type": "MAP", "status": status,
-            "start_time_ms": start, "finish_time_ms": finish}
-
-
-def test_an_uber_jobs_probe_times_its_empty_map_apart():
-    """A probe that read an empty file in its last map (``jobsize.probe.empty.map``): the
-    sample's maps are the probe's map tasks, and the empty map's elapsed time — a task after
-    the first, in the history's attempt rows — is recorded apart."""
-    conf = {"jobsize.probe.for": "wc", "jobsize.probe.fraction": "0.25",
-            "jobsize.probe.empty.map": "true"}
-    record = _record(n_maps=3, map_time_ms=1500)
-    rows = [_map_row(0, 100, 700), _map_row(1, 50, 650), _map_row(2, 700, 840),
-            {"task_id": "task_1_1_r_000000", "task_type": "REDUCE", "status": "SUCCEEDED",
-             "start_time_ms": 850, "finish_time_ms": 1000}]
-    columns = find_probe(record, conf, tasks=rows).columns
-    assert columns["probe_map_tasks"] == 2 and columns["probe_map_processes"] == 3
-    assert columns["probe_map_task_fixed_ms"] == 140.0
-    assert columns["probe_map_task_ms"] == 1500.0  # the empty map's time among them
-    # a failed attempt of the empty map beside its successful one changes nothing
-    again = find_probe(record, conf, tasks=[*rows, _map_row(2, 600, 690, "FAILED")]).columns
-    assert again["probe_map_task_fixed_ms"] == 140.0
-    # without attempt rows (a history server asked for the job alone), or where the empty map
-    # did not run last, or a map is missing, its time is unknown; the sample's maps still are
-    for tasks in ((), [_map_row(0, 100, 700), _map_row(1, 50, 650), _map_row(2, 60, 200)],
-                  rows[1:]):
-        columns = find_probe(record, conf, tasks=tasks).columns
-        assert columns["probe_map_tasks"] == 2 and columns["probe_map_task_fixed_ms"] is None
-    # a probe without the property reads its maps as the sample's
-    plain = find_probe(record, {k: v for k, v in conf.items() if "empty" not in k}, tasks=rows)
-    assert plain.columns["probe_map_tasks"] == 3
-    assert plain.columns["probe_map_task_fixed_ms"] is None
-
-
 def test_a_probe_is_recognised_by_its_name_alone():
     probe = find_probe(_record(job_name="jobsize probe: grep -c", n_reduces=0,
                                reduce_function_ms=None, reduce_input_records=None), {})

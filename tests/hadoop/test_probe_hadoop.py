@@ -66,35 +66,3 @@ def test_the_same_job_probed_twice_carries_one_identity(hadoop_cluster, books, c
     second = _probe(capsys, hadoop_cluster, *args)
     assert first["conf"]["jobsize.probe.id"] == second["conf"]["jobsize.probe.id"]
     assert first["probe_job_id"] != second["probe_job_id"]
-
-
-def test_an_uber_jobs_probe_times_a_later_map_over_an_empty_file(hadoop_cluster, books,
-                                                                  capsys):
-    """A job of several maps that Hadoop runs in uber mode: its probe reads an empty file in
-    one more map, after the sample's, and records that map's time apart."""
-    from jobsize.collectors.jhist import read_jhist
-    from jobsize.collectors.probe_join import find_probe
-
-    uber = ["-D", "mapreduce.job.ubertask.enable=true",
-            "-D", "mapreduce.job.ubertask.maxbytes=67108864"]
-    job = _probe(capsys, hadoop_cluster, "--input", str(books), "--mapper", f"{WC} map",
-                 "--reducer", f"{WC} reduce", "--maps", "4", "--reduces", "1", *uber)
-    assert job["uberized"] is True and "probed all the same" in job["reason"]
-    history = read_jhist(job["probe_history"])
-    assert history.record["uberized"] is True and history.record["n_maps"] == 2
-    assert history.conf["jobsize.probe.empty.map"] == "true"
-    maps = sorted((row for row in history.tasks if row["task_type"] == "MAP"),
-                  key=lambda row: row["task_id"])
-    assert maps[0]["start_time_ms"] <= maps[1]["start_time_ms"]  # the empty split is last
-    assert job["probe_map_tasks"] == 1
-    assert 0 < job["probe_map_task_fixed_ms"] < job["probe_map_task_ms"]
-    assert job["probe_map_task_fixed_ms"] == maps[1]["finish_time_ms"] - maps[1]["start_time_ms"]
-    # the fraction is the sample's alone: the empty map read nothing
-    assert job["probe_input_bytes"] == history.record["map_input_bytes"]
-    # `jobsize collect` reads the same from the history
-    again = find_probe(history.record, history.conf, tasks=history.tasks)
-    assert again.columns["probe_map_task_fixed_ms"] == job["probe_map_task_fixed_ms"]
-    # a one-map uber job has no later map: no empty file
-    one = _probe(capsys, hadoop_cluster, "--input", str(books), "--mapper", f"{WC} map",
-                 "--reducer", f"{WC} reduce", "--maps", "1", "--reduces", "1", *uber)
-    assert one["probe_map_task_fixed_ms"] is None and one["probe_map_tasks"] == 1

@@ -32,27 +32,15 @@ def test_each_task_takes_what_a_probe_task_took_beyond_its_functions():
     assert se_r == pytest.approx(0.2 / 0.25 + 1 * 0.3)
 
 
-def test_after_an_empty_map_the_first_task_and_the_later_ones_are_timed_apart():
-    # an empty map after the two sample maps: 60 ms, 30 of them its mapper's start-up; the
-    # sample maps took (1860 - 60) ms, of which 1200 in the mapper and 200 in the combiner
+def test_the_empty_tasks_count_among_the_tasks_their_times_are_in():
+    # an empty map beside the two: its time and start-up are in the totals, not in the count
+    # of map tasks; an empty reduce is in the count of reduce tasks already
     job = {**PROBE, "probe_map_task_fixed_ms": 60.0, "probe_map_task_ms": 1800.0 + 60.0,
-           "probe_map_function_ms": 1200.0 + 30.0, "probe_map_function_startup_ms": 30.0,
-           "probe_reduce_tasks": 2.0, "probe_reduce_task_ms": 500.0 + 50.0,
-           "probe_reduce_function_ms": 200.0 + 20.0}
+           "probe_map_function_ms": 1200.0 + 30.0, "probe_reduce_tasks": 2.0,
+           "probe_reduce_task_ms": 500.0 + 50.0, "probe_reduce_function_ms": 200.0 + 20.0}
     se_m, se_r = uber_task_times(job)
-    # the functions scaled by 1/f, the empty map's start-up left out (eq 8, per-task form)
-    functions = (1.23 - 0.03) / 0.25 + 0.2 / 0.25
-    # the first of the job's 4 maps: a sample map's 1.8 s less its 1.4 s of functions, over 2
-    # sample maps; the 3 others each the empty map's 60 ms less its 30 ms start-up
-    assert se_m == pytest.approx(functions + (1.8 - 1.2 - 0.2) / 2 + 3 * 0.03)
-    # where the empty map's start-up was not measured, the per-process one stands for it
-    fixed = {k: v for k, v in job.items() if k != "probe_map_function_startup_ms"}
-    assert uber_task_times({**fixed, "probe_map_function_fixed_ms": 30.0})[0] == \
-        pytest.approx(4 * 0.03 + (1.23 - 2 * 0.03) / 0.25 + 0.2 / 0.25 + 0.2 + 3 * 0.03)
-    # a one-map job has no later task
-    assert uber_task_times({**job, "n_maps": 1.0})[0] == pytest.approx(functions + 0.2)
-    # the reduce: an empty reduce is in the count of reduce tasks already; its function time
-    # is scaled per record (eq 8), its task time per reduce
+    assert se_m == pytest.approx(1.23 / 0.25 + 0.2 / 0.25 + 4 * (1.86 - 1.23 - 0.2) / 3)
+    # the reduce's function time is scaled per record (eq 8), its task time per reduce
     reduce_functions = uber_task_times({**job, "probe_reduce_task_ms": 220.0})[1]
     assert se_r == pytest.approx(reduce_functions + (0.55 - 0.22) / 2)
 
