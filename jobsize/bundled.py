@@ -58,8 +58,8 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
 
 #: Traces of kinds drawn from the space of cost shapes that a bundled trace's model is
 #: calibrated on (kinds it never saw, run on the same engine; ``jobsize fit`` without
-#: ``--calibrate-with``): the reference trace's on two local draws, the Hadoop trace's on a
-#: draw run on the mini cluster.
+#: ``--calibrate-with``): the reference trace's on two local draws, the Hadoop trace's on two
+#: draws run on the mini cluster, the second of uber jobs sized from their probes.
 CALIBRATION_TRACES: dict[str, tuple[str, ...]] = {
     "reference": ("drawn-20261127", "drawn-20261128"),
     "hadoop-trace": ("drawn-hadoop-20261201", "drawn-hadoop-uber-20261208")}

@@ -333,7 +333,8 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
     order = actual.index[np.argsort(actual["finish_time_ms"].to_numpy(), kind="stable")]
     jobs = _JobRows(frame, features, form, eq7_fit or eq7_fit_default(features, form))
     model: SizeModel | None = None
-    online = {name: Calibration(edges=[], scores=[[]]) for name in ("SE_m", "SE_r", "S")}
+    online = {prefix + name: Calibration(edges=[], scores=[[]])
+              for prefix in ("", UBER_CALIBRATION) for name in ("SE_m", "SE_r", "S")}
     seen: list[int] = []
     next_fit = MIN_HISTORY
     warmup = 0
@@ -512,15 +513,17 @@ def calibrate_on(model: SizeModel, unseen: pd.DataFrame, history: pd.DataFrame, 
 
 
 def _calibrate_with_pairs(model: SizeModel, pairs: pd.DataFrame, by: str) -> SizeModel:
-    """Conformal scores of the jobs sized by eq 6 and 7, and apart from them those of the
-    uber jobs sized from their probes (``uber:*``, whose errors are their own); an uber job
-    sized from the history has intervals of its own and calibrates neither."""
+    """Conformal scores of the jobs the regression sizes, and apart from them those of the uber
+    jobs sized from their probes (``uber:*``, whose errors are their own; where there are
+    too few of them, empty, to fill as such jobs finish); an uber job sized from the history
+    has intervals of its own and calibrates neither."""
     uber = pairs["uber"].to_numpy(bool)
     probed_uber = uber & pairs["probed"].to_numpy(bool)
-    cal = {**_calibrations(pairs[~uber]),
-           **{UBER_CALIBRATION + k: v for k, v in _calibrations(pairs[probed_uber]).items()}}
-    model.calibration = cal
-    model.training["calibration"] = {"by": by, "jobs": len(pairs),
+    own = _calibrations(pairs[probed_uber])
+    model.calibration = {**_calibrations(pairs[~uber]), **{
+        UBER_CALIBRATION + name: own.get(name, Calibration(edges=[], scores=[[]]))
+        for name in ("SE_m", "SE_r", "S")}}
+    model.training["calibration"] = {"by": by, "jobs": int((~uber).sum()),
                                      "probed_uber_jobs": int(probed_uber.sum())}
     return model
 

@@ -94,8 +94,8 @@ FORM_DEFAULT = "tasks"
 
 #: Fewest out-of-sample errors a calibration needs before its intervals replace GLS's.
 MIN_CALIBRATION = 20
-#: Prefix of the calibrations of probed uber jobs (``uber:S``, ...): their sizes come from the
-#: probe's task times, not eq 6 and 7, and their errors are their own.
+#: Prefix of the calibrations of probed uber jobs (``uber:S``, ...): sized from the probe's
+#: task times (on the wall clock), not as the regression sizes other jobs, they err their own way.
 UBER_CALIBRATION = "uber:"
 
 #: Columns of :meth:`SizeModel.predict_frame`, units in the names.
@@ -491,15 +491,16 @@ class SizeModel:
     def calibration_of(self, uber: bool) -> tuple[dict[str, Calibration], bool]:
         """The calibrations that serve a job, and whether they are a probed uber job's own:
         an uber job sized from its probe takes its own (``uber:S``, ...; their errors are not
-        eq 6 and 7's) where calibration saw at least :data:`MIN_CALIBRATION` of them, else —
-        and for every other job — the regression-sized jobs'."""
+        those of the jobs eq 6 and 7 size) where calibration saw at least
+        :data:`MIN_CALIBRATION` of them, else — and for every other job — the main ones."""
         main = {k: c for k, c in self.calibration.items() if not k.startswith(UBER_CALIBRATION)}
-        if uber:
-            own = {k[len(UBER_CALIBRATION):]: c for k, c in self.calibration.items()
-                   if k.startswith(UBER_CALIBRATION)}
-            if own.get("S") is not None and own["S"].size >= MIN_CALIBRATION:
-                return own, True
-        return main, False
+        if not uber:
+            return main, False
+        own = {k[len(UBER_CALIBRATION):]: c for k, c in self.calibration.items()
+               if k.startswith(UBER_CALIBRATION) and c.size >= MIN_CALIBRATION}
+        if "S" not in own or "SE_m" not in own:
+            return main, False
+        return {**main, **own}, True  # SE_r: the main one where too few uber jobs had reduces
 
     def _predict_uber(self, values: Mapping[str, float], n_m: float, n_r: float,
                       app: str | None) -> Prediction:
@@ -633,11 +634,8 @@ class SizeModel:
         if self.calibration:
             before = self.predict_one(values, conf)
             rm, _, rr, _, _, _ = containers(values)
-            actual = {"SE_m": se_m, "SE_r": se_r, "S": rm * se_m + rr * se_r}
-            predicted = {"SE_m": before.SE_m, "SE_r": before.SE_r, "S": before.S.memory}
-            for name, cal in self.calibration.items():
-                if name != "SE_r" or n_r > 0:
-                    cal.add(predicted[name], actual[name])
+            self._add_errors("", before, {"SE_m": se_m, "SE_r": se_r,
+                                          "S": rm * se_m + rr * se_r}, n_r)
 
     def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
                            se_m: float, se_r: float) -> None:
@@ -645,18 +643,24 @@ class SizeModel:
         its probe record cannot size it (the uber model learns it all the same)."""
         if not any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
             return
-        n_r = values["n_reduces"]
         try:
             before = self.predict_one(values, conf)
         except (InputError, ModelError):
             return
         ram = containers(values)[4]
-        actual = {"SE_m": se_m, "SE_r": se_r, "S": ram * (se_m + se_r)}
+        self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
+                                                    "S": ram * (se_m + se_r)},
+                         values["n_reduces"])
+
+    def _add_errors(self, prefix: str, before: Prediction, actual: Mapping[str, float],
+                    n_r: float) -> None:
+        """A job's errors added to the calibrations named ``prefix`` + SE_m, SE_r, S (SE_r only
+        for a job with reduces)."""
         predicted = {"SE_m": before.SE_m, "SE_r": before.SE_r, "S": before.S.memory}
-        for name in actual:
-            cal = self.calibration.get(UBER_CALIBRATION + name)
+        for name, value in actual.items():
+            cal = self.calibration.get(prefix + name)
             if cal is not None and (name != "SE_r" or n_r > 0):
-                cal.add(predicted[name], actual[name])
+                cal.add(predicted[name], value)
 
     def _widen(self, phase: str, row: list[float], tasks: float, y: float) -> None:
         if phase in self.guards:

@@ -237,9 +237,9 @@ def model_summary(model: SizeModel) -> str:
     cal = model.training.get("calibration")
     intervals = (f"intervals and quantiles calibrated on {cal['jobs']} out-of-sample errors "
                  f"({cal['by']})" if cal else "GLS prediction intervals (not calibrated)")
-    if cal and cal.get("probed_uber_jobs"):
-        intervals += (f", those of {cal['probed_uber_jobs']} uber jobs sized from their probes "
-                      "apart")
+    if cal and cal.get("probed_uber_jobs") and model.calibration_of(True)[1]:
+        intervals += (f", and apart on {cal['probed_uber_jobs']} uber jobs sized from their "
+                      "probes")
     apps = sum(len(v) for v in model.recurring.sums.values())
     cpu = model.training.get("function_time_from_cpu")
     fallback = (f" {cpu} jobs had no function times (no timing wrapper): their MFE/RFE are "

@@ -380,7 +380,6 @@ def test_one_jobs_plain_float_row_equals_the_batch_row(n_m, n_r, mi, f, split, v
         np.testing.assert_allclose(one, batch, rtol=1e-9, equal_nan=True)
 
 
-
 def test_shuffle_bytes_of_huge_counts_do_not_overflow():
     """SB is bytes per map output record times the records the reduces read: computed as that
     product, not as MO·RIR / MOR, whose numerator overflows for counts near 1e160 (a

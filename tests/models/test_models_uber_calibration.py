@@ -59,10 +59,23 @@ def test_too_few_probed_uber_jobs_leave_them_the_main_calibration(fitted):
     history, model = fitted
     narrow = _calibration(0.1)
     few = _calibration(1.0, n=MIN_CALIBRATION - 1)
-    model.calibration = {"S": narrow, "SE_m": narrow, "uber:S": few, "uber:SE_m": few}
-    assert model.calibration_of(True) == ({"S": narrow, "SE_m": narrow}, False)
+    model.calibration = {"S": narrow, "SE_m": narrow, "SE_r": narrow, "uber:S": few,
+                         "uber:SE_m": few}
+    main = {"S": narrow, "SE_m": narrow, "SE_r": narrow}
+    assert model.calibration_of(True) == (main, False)
     uber = model.predict_one(job_values(_probed_uber(history)))
     assert _ratio(uber.S_interval) == pytest.approx(np.exp(2 * 0.095), rel=0.1)
+    # enough for S but not for SE_m: the main ones, all of them
+    model.calibration["uber:S"] = _calibration(1.0)
+    assert model.calibration_of(True) == (main, False)
+    # enough for S and SE_m, too few with reduces: SE_r's interval from the main scores
+    model.calibration["uber:SE_m"] = wide = _calibration(1.0)
+    model.calibration["uber:SE_r"] = few
+    chosen, own = model.calibration_of(True)
+    assert own and chosen["SE_m"] is wide and chosen["SE_r"] is narrow
+    uber = model.predict_one(job_values(_probed_uber(history)))
+    low, high = uber.SE_r_interval
+    assert 0 < low < uber.SE_r < high and high / low == pytest.approx(np.exp(2 * 0.095), rel=0.1)
 
 
 def _pairs(n: int, uber: bool, probed: bool, error: float) -> pd.DataFrame:
@@ -87,10 +100,12 @@ def test_calibration_keeps_the_probed_uber_jobs_apart(fitted):
     assert cal["S"].size == 40 and cal["uber:S"].size == 25
     assert cal["S"].quantiles(100.0)[0.5] == pytest.approx(100 * 1.1)
     assert cal["uber:S"].quantiles(100.0)[0.5] == pytest.approx(100 * 2.0)
-    assert model.training["calibration"]["probed_uber_jobs"] == 25
-    # fewer than ten probed uber jobs: no calibration of their own
+    assert model.training["calibration"] == {"by": "test", "jobs": 40, "probed_uber_jobs": 25}
+    # fewer than ten probed uber jobs: their own calibrations start empty, to fill online
     _calibrate_with_pairs(model, pairs.iloc[:49], "test")
-    assert not any(name.startswith(UBER_CALIBRATION) for name in model.calibration)
+    assert {name: model.calibration[name].size for name in model.calibration
+            if name.startswith(UBER_CALIBRATION)} == {"uber:S": 0, "uber:SE_m": 0, "uber:SE_r": 0}
+    assert not model.calibration_of(True)[1]
 
 
 def test_a_finished_probed_uber_job_feeds_its_own_calibration_only(fitted):
@@ -106,7 +121,39 @@ def test_a_finished_probed_uber_job_feeds_its_own_calibration_only(fitted):
     assert grown == {"S": 0, "SE_m": 0, "uber:S": 1, "uber:SE_m": 1, "uber:SE_r": 1}
     # its score is that of S in the AM's container: 2048 MB × (4 s + 1.5 s)
     scores = model.calibration["uber:S"].scores[0]
-    assert np.log(2048 * 5.5 / before.S.memory) in scores
+    assert np.log(2048 * 5.5 / before.S.memory) == pytest.approx(
+        min(scores, key=lambda s: abs(s - np.log(2048 * 5.5 / before.S.memory))))
+
+
+def test_a_finished_job_of_the_regression_feeds_the_main_calibration_only(fitted):
+    history, model = fitted
+    model.calibration = {name: _calibration(0.5) for name in (
+        "S", "SE_m", "SE_r", "uber:S", "uber:SE_m", "uber:SE_r")}
+    sizes = {name: cal.size for name, cal in model.calibration.items()}
+    job = job_values({**_probed_uber(history), "uberized": False})
+    assert "SE_m" in model.observe(job)
+    grown = {name: cal.size - sizes[name] for name, cal in model.calibration.items()}
+    assert grown == {"S": 1, "SE_m": 1, "SE_r": 1, "uber:S": 0, "uber:SE_m": 0, "uber:SE_r": 0}
+
+
+def test_a_probed_uber_jobs_interval_is_taken_in_the_bin_of_its_size_in_the_am(fitted):
+    """Calibration saw probed uber jobs' sizes in the AM's container, so that is the size
+    whose bin gives the interval — not the size in map and reduce containers."""
+    history, model = fitted
+    job = job_values(_probed_uber(history))
+    model.calibration = {}
+    plain = model.predict_one(job)
+    in_am = plain.S.memory
+    in_tasks = plain.SE_m * job["map_memory_mb"] + plain.SE_r * job["reduce_memory_mb"]
+    assert in_am > 1.5 * in_tasks
+    # two bins of 40 scores split between the two sizes: narrow below, wide above
+    predicted = np.r_[np.full(40, in_tasks), np.full(40, in_am)]
+    spread = np.r_[np.linspace(-0.1, 0.1, 40), np.linspace(-1.0, 1.0, 40)]
+    cal = Calibration.fit(predicted, predicted * np.exp(spread))
+    assert cal.edges and in_tasks < cal.edges[0] <= in_am
+    model.calibration = {"S": _calibration(0.1), "SE_m": _calibration(0.1), "uber:S": cal,
+                         "uber:SE_m": _calibration(0.1)}
+    assert _ratio(model.predict_one(job).S_interval) == pytest.approx(np.exp(2 * 0.95), rel=0.1)
 
 
 def test_the_model_file_keeps_the_probed_uber_calibration(fitted):
@@ -139,3 +186,16 @@ def test_a_probed_uber_job_the_model_cannot_size_is_still_learnt(fitted):
     sizes = {name: cal.size for name, cal in model.calibration.items()}
     assert model.observe(job) == ("uber",)
     assert {name: cal.size for name, cal in model.calibration.items()} == sizes
+
+
+def test_fits_summary_tells_of_the_probed_uber_jobs_own_calibration(fitted):
+    from jobsize.cli.fit import model_summary
+
+    _, model = fitted
+    model.training["calibration"] = {"by": "test", "jobs": 40, "probed_uber_jobs": 25}
+    model.calibration = {"S": _calibration(0.1), "SE_m": _calibration(0.1),
+                         "uber:S": _calibration(1.0), "uber:SE_m": _calibration(1.0)}
+    said = " ".join(model_summary(model).split())
+    assert "calibrated on 40 out-of-sample errors (test), and apart on 25 uber jobs" in said
+    model.calibration["uber:S"] = Calibration(edges=[], scores=[[]])
+    assert "apart on" not in " ".join(model_summary(model).split())
