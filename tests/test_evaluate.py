@@ -130,7 +130,9 @@ def test_a_cpu_clock_model_is_scored_and_recorded_on_cpu_time(history, tmp_path)
                  "--jobs-per-kind", "1"]) == 0
     trace = read_trace(out / "heldout.parquet")
     assert trace["SE_m_s"].tolist() == pytest.approx((trace["map_cpu_ms"] / 1000).tolist())
-    assert (trace["SE_m_s"] != trace["map_time_ms"] / 1000).any()
+    # a tiny CPU-bound task's CPU time can equal its elapsed time to the millisecond (it did
+    # in a CI run), so the report says which clock was scored rather than the data alone
+    assert "cpu clock" in (out / "report.md").read_text()
 
 
 def test_a_capped_probe_fraction_is_part_of_the_design():
