@@ -103,6 +103,11 @@ class Calibration:
         return {"edges": self.edges, "scores": self.scores}
 
     @classmethod
+    def empty(cls) -> Calibration:
+        """No scores yet, one bin: a calibration to fill online (:meth:`add`)."""
+        return cls(edges=[], scores=[[]])
+
+    @classmethod
     def from_json(cls, doc: dict) -> Calibration:
         edges = [float(e) for e in doc["edges"]]
         scores = [sorted(float(s) for s in b) for b in doc["scores"]]

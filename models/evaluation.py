@@ -39,6 +39,7 @@ from jobsize.models.recurring import application
 from jobsize.models.regression import DEFAULT_LEVEL, min_jobs
 from jobsize.models.resources import PAPER_CLUSTER
 from jobsize.models.size_model import (
+    CALIBRATED,
     FORM_DEFAULT,
     UBER_CALIBRATION,
     SizeModel,
@@ -333,8 +334,8 @@ def _prequential(records: pd.DataFrame, features: str, method: str, level: float
     order = actual.index[np.argsort(actual["finish_time_ms"].to_numpy(), kind="stable")]
     jobs = _JobRows(frame, features, form, eq7_fit or eq7_fit_default(features, form))
     model: SizeModel | None = None
-    online = {prefix + name: Calibration(edges=[], scores=[[]])
-              for prefix in ("", UBER_CALIBRATION) for name in ("SE_m", "SE_r", "S")}
+    online = {prefix + name: Calibration.empty()
+              for prefix in ("", UBER_CALIBRATION) for name in CALIBRATED}
     seen: list[int] = []
     next_fit = MIN_HISTORY
     warmup = 0
@@ -521,8 +522,7 @@ def _calibrate_with_pairs(model: SizeModel, pairs: pd.DataFrame, by: str) -> Siz
     probed_uber = uber & pairs["probed"].to_numpy(bool)
     own = _calibrations(pairs[probed_uber])
     model.calibration = {**_calibrations(pairs[~uber]), **{
-        UBER_CALIBRATION + name: own.get(name, Calibration(edges=[], scores=[[]]))
-        for name in ("SE_m", "SE_r", "S")}}
+        UBER_CALIBRATION + name: own.get(name, Calibration.empty()) for name in CALIBRATED}}
     model.training["calibration"] = {"by": by, "jobs": int((~uber).sum()),
                                      "probed_uber_jobs": int(probed_uber.sum())}
     return model

@@ -51,7 +51,13 @@ from jobsize.models.guard import Guard
 from jobsize.models.normal_equations import NormalEquations, Solution
 from jobsize.models.recurring import Recurring
 from jobsize.models.regression import PhaseModel
-from jobsize.models.size_model import CLOCKS, UBER_CALIBRATION, SizeModel, check_eq7_fit
+from jobsize.models.size_model import (
+    CALIBRATED,
+    CLOCKS,
+    UBER_CALIBRATION,
+    SizeModel,
+    check_eq7_fit,
+)
 from jobsize.models.uber import LogLinear, TaskTimes, UberEstimate, UberModel
 from jobsize.models.variance import METHODS, POWER_RANGE, VarianceModel
 
@@ -287,7 +293,7 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")
     for name in cal.value:
-        if name.removeprefix(UBER_CALIBRATION) not in ("SE_m", "SE_r", "S"):
+        if name.removeprefix(UBER_CALIBRATION) not in CALIBRATED:
             cal.key(name).fail("expected calibrations of SE_m, SE_r and S (and of probed "
                                f"uber jobs: {UBER_CALIBRATION}SE_m, ...) only")
         _within_bounds(cal.key(name))

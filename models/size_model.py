@@ -97,6 +97,8 @@ MIN_CALIBRATION = 20
 #: Prefix of the calibrations of probed uber jobs (``uber:S``, ...): sized from the probe's
 #: task times (on the wall clock), not as the regression sizes other jobs, they err their own way.
 UBER_CALIBRATION = "uber:"
+#: What each set of calibrations (the main one, the probed uber jobs') calibrates.
+CALIBRATED: tuple[str, ...] = ("SE_m", "SE_r", "S")
 
 #: Columns of :meth:`SizeModel.predict_frame`, units in the names.
 PREDICTION_COLUMNS: tuple[str, ...] = (

@@ -197,5 +197,5 @@ def test_fits_summary_tells_of_the_probed_uber_jobs_own_calibration(fitted):
                          "uber:S": _calibration(1.0), "uber:SE_m": _calibration(1.0)}
     said = " ".join(model_summary(model).split())
     assert "calibrated on 40 out-of-sample errors (test), and apart on 25 uber jobs" in said
-    model.calibration["uber:S"] = Calibration(edges=[], scores=[[]])
+    model.calibration["uber:S"] = Calibration.empty()
     assert "apart on" not in " ".join(model_summary(model).split())
