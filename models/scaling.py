@@ -65,6 +65,8 @@ SPILL_BYTES = (DEFAULT_SORT_BUFFER["map_sort_mb"] * 2**20
 SORT_COLUMNS = ("map_sort_mb", "map_spill_percent", "combine_min_spills")
 
 _MS = 1e-3
+#: Seconds a task waits between its asks to commit (Hadoop's ``Task.commit``, a constant).
+COMMIT_POLL_S = 1.0
 
 #: The job's own columns behind each quantity (``features="actual"``).
 ACTUAL_COLUMNS: dict[str, str] = {
@@ -429,25 +431,43 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     Per phase, the job's function time as eq 8 scales the probe's (:func:`probe_one`: MFE + CFE,
     RFE) plus N × the mean time a probe task took beyond its functions: what a task costs inside
     the ApplicationMaster, as each of the job's will. Not eq 6 and 7, whose per-task terms are a
-    task's own container and JVM, which an uber job never starts."""
+    task's own container and JVM, which an uber job never starts. Tasks with output to commit
+    (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
+    per task (:func:`_committing`)."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
-    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m
     if q["N_r"] <= 0:
-        return se_m, 0.0
+        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m), 0.0
+    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m[0] / beyond_m[1]
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
-    return se_m, q["RFE"] + q["N_r"] * beyond_r
+    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r)
+
+
+def _committing(tasks: float, probe_s: float, probe_tasks: float) -> float:
+    """What ``tasks`` tasks that commit output take beyond their functions (s), the probe's
+    ``probe_tasks`` having taken ``probe_s`` together.
+
+    Hadoop's ``Task.commit`` asks the ApplicationMaster ``canCommit`` and sleeps
+    :data:`COMMIT_POLL_S` between asks. In an uber job the first committing task's first ask
+    comes before the ApplicationMaster has taken its commit-pending event, so it nearly always
+    waits one poll; later tasks mostly find the answer ready. Where the probe's tasks took a
+    poll or more, that poll is the probe's first task's wait: the job pays it once and each of
+    its tasks what a probe task took besides."""
+    if probe_s < COMMIT_POLL_S:
+        return tasks * probe_s / probe_tasks
+    return COMMIT_POLL_S + tasks * (probe_s - COMMIT_POLL_S) / probe_tasks
 
 
 def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...] = ()
-                      ) -> float | None:
-    """A probe task's mean time beyond its functions (s), its empty task counted among them:
-    the phase's task time holds the empty task's, and so does its function time (the
-    start-up); the reduce count already includes the empty reduce, the map count does not."""
+                      ) -> tuple[float, float] | None:
+    """The probe's tasks' time beyond their functions (s) and how many tasks took it, the
+    empty task counted among them: the phase's task time holds the empty task's, and so does
+    its function time (the start-up); the reduce count already includes the empty reduce, the
+    map count does not."""
     task, tasks = (_known_one(job, f"probe_{phase}_{name}") for name in ("task_ms", "tasks"))
     if phase == "map" and math.isfinite(_known_one(job, "probe_map_task_fixed_ms")):
         tasks += 1
@@ -455,4 +475,4 @@ def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...
     if not (math.isfinite(task) and math.isfinite(function) and tasks > 0):
         return None
     function += sum(_known_one(job, f"probe_{name}_function_ms", 0.0) for name in also)
-    return max(task - function, 0.0) / tasks * _MS
+    return max(task - function, 0.0) * _MS, tasks

@@ -121,3 +121,47 @@ def test_a_cpu_clock_model_sizes_a_probed_uber_job_by_eq_6_and_7():
     uber = model.predict_one(job_values({**job, "uberized": True}))
     normal = model.predict_one(job_values({**job, "uberized": False}))
     assert uber.uber and (uber.SE_m, uber.SE_r) == pytest.approx((normal.SE_m, normal.SE_r))
+
+
+#: A map-only uber job of 5 maps whose probe, one map over a fifth of its input, took 1.5 s:
+#: 0.2 s in the map function, 1.3 s beyond it — of which a second was the commit poll's wait.
+MAP_ONLY = {"n_maps": 5.0, "n_reduces": 0.0, "map_input_bytes": 5e6, "probe_fraction": 0.2,
+            "probe_map_tasks": 1.0, "probe_map_task_ms": 1500.0, "probe_map_function_ms": 200.0,
+            "probe_map_output_records": 1000.0}
+
+
+def test_a_map_only_job_pays_the_probes_commit_poll_once_not_once_per_map():
+    se_m, _ = uber_task_times(MAP_ONLY)
+    # the function scaled (0.2 s / 0.2) and the poll's second once; each of the 5 maps takes
+    # the 0.3 s the probe's map took besides — not 5 × 1.3 s
+    assert se_m == pytest.approx(0.2 / 0.2 + 1.0 + 5 * 0.3)
+    # a one-map job is its probe: nothing changes
+    one = {**MAP_ONLY, "n_maps": 1.0, "map_input_bytes": 1e6, "probe_fraction": 1.0}
+    assert uber_task_times(one)[0] == pytest.approx(0.2 + 1.3)
+
+
+def test_below_a_poll_no_wait_is_taken_out_and_maps_that_do_not_commit_keep_their_time():
+    quick = {**MAP_ONLY, "probe_map_task_ms": 600.0}
+    assert uber_task_times(quick)[0] == pytest.approx(0.2 / 0.2 + 5 * 0.4)
+    # with a reduce the maps commit nothing: their 1.3 s is what each of them takes
+    with_reduce = {**MAP_ONLY, "n_reduces": 1.0, "probe_reduce_tasks": 1.0,
+                   "probe_reduce_task_ms": 1300.0, "probe_reduce_function_ms": 100.0,
+                   "probe_reduce_input_records": 1000.0}
+    se_m, se_r = uber_task_times(with_reduce)
+    assert se_m == pytest.approx(0.2 / 0.2 + 5 * 1.3)
+    # the one reduce, the job's first committing task, takes what the probe's took
+    assert se_r == pytest.approx(0.1 / 0.2 + 1.2)
+
+
+@given(task=st.floats(0.0, 1e5), function=st.floats(0.0, 1e5), tasks=st.integers(1, 8),
+       maps=st.integers(1, 9))
+def test_a_map_only_job_never_takes_less_than_its_functions_or_more_than_per_map_scaling(
+        task, function, tasks, maps):
+    job = {**MAP_ONLY, "n_maps": float(maps), "probe_map_task_ms": task,
+           "probe_map_function_ms": function, "probe_map_tasks": float(tasks)}
+    se_m, _ = uber_task_times(job)
+    functions = function / 1000 / 0.2
+    per_task = max(task - function, 0.0) / 1000 / tasks
+    assert math.isfinite(se_m) and se_m >= functions - 1e-9
+    if maps >= tasks:
+        assert se_m <= functions + maps * per_task + 1e-9
