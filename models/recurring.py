@@ -12,6 +12,11 @@ applications differ). An application seen once moves a little; one seen often is
 The application of a job is its name with run-specific digits folded (``wordcount-2026-11-23``
 and ``wordcount-2026-11-24`` are one application); names that say nothing about the job —
 Hadoop Streaming's ``streamjob<digits>.jar``, ``job`` — give none.
+
+Uber jobs sized from their probes keep their own errors (``uber:SE_m``, ``uber:SE_r``): their
+sizes come from the probe's task times, not the regression, so what they miss differs (a cold
+first map, the commit poll). They are learnt online only — the history's uber jobs carry no
+probe to size them by — and shrunk by the same k.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 PHASES = ("SE_m", "SE_r")
+#: The phases of uber jobs sized from their probes.
+UBER_PHASES = ("uber:SE_m", "uber:SE_r")
 #: Shrinkage when the history cannot estimate it (too few applications or runs).
 DEFAULT_K = 3.0
 #: Bounds of the estimated shrinkage.
@@ -45,8 +52,9 @@ class Recurring:
     """Per-application sums of log errors, per phase."""
 
     k: float = DEFAULT_K
+    #: phase → application → [n, Σr, Σr²]
     sums: dict[str, dict[str, list[float]]] = field(
-        default_factory=lambda: {p: {} for p in PHASES})  # phase → app → [n, Σr, Σr²]
+        default_factory=lambda: {p: {} for p in PHASES + UBER_PHASES})
 
     @classmethod
     def fit(cls, apps: Iterable[str | None], errors: Mapping[str, Iterable[float]]
@@ -104,6 +112,10 @@ class Recurring:
         k = float(doc["k"])
         if not (K_RANGE[0] <= k <= K_RANGE[1]):
             raise ValueError(f"shrinkage k = {k} outside {K_RANGE}")
-        sums = {p: {str(app): [float(v[0]), float(v[1]), float(v[2])]
-                    for app, v in doc["sums"][p].items()} for p in PHASES}
-        return cls(k=k, sums=sums)
+
+        def phase(name: str) -> dict[str, list[float]]:
+            # model files from before uber jobs kept their own errors have none of them
+            apps = doc["sums"].get(name, {}) if name in UBER_PHASES else doc["sums"][name]
+            return {str(app): [float(v[0]), float(v[1]), float(v[2])] for app, v in apps.items()}
+
+        return cls(k=k, sums={name: phase(name) for name in PHASES + UBER_PHASES})

@@ -58,7 +58,7 @@ from jobsize.models.design import (
 from jobsize.models.guard import EMPTY_TASK_COLUMNS, Guard
 from jobsize.models.job import containers, is_uber
 from jobsize.models.prediction import Prediction
-from jobsize.models.recurring import Recurring, application
+from jobsize.models.recurring import PHASES, UBER_PHASES, Recurring, application
 from jobsize.models.regression import DEFAULT_LEVEL, PhaseModel, check_level, t_quantile
 from jobsize.models.resources import (
     PAPER_CLUSTER,
@@ -380,6 +380,7 @@ class SizeModel:
         direct = uber_task_times(values, self.key_cost) if uber and self.clock == "wall" \
             else None
         if direct is not None:
+            direct = self._corrected(*direct, n_r, app, notes, UBER_PHASES)
             var_m, var_r = _rescaled(var_m, se_m, direct[0]), _rescaled(var_r, se_r, direct[1])
             se_m, se_r = direct
             b7, row_m, row_r = 0.0, None, None  # its SE_r does not follow eq 6's SE_m
@@ -412,9 +413,10 @@ class SizeModel:
                           notes=tuple(notes))
 
     def _corrected(self, se_m: float, se_r: float, n_r: float, app: str | None,
-                   notes: list[str]) -> tuple[float, float]:
-        f_m = self.recurring.factor("SE_m", app)
-        f_r = self.recurring.factor("SE_r", app) if n_r > 0 else 1.0
+                   notes: list[str], phases: tuple[str, str] = PHASES) -> tuple[float, float]:
+        """SE_m and SE_r times their application's corrections, learnt on ``phases``' errors."""
+        f_m = self.recurring.factor(phases[0], app)
+        f_r = self.recurring.factor(phases[1], app) if n_r > 0 else 1.0
         if f_m != 1.0 or f_r != 1.0:
             notes.append(f"recurring application {app!r}: SE_m × {f_m:.3g}, SE_r × {f_r:.3g} "
                          "from its earlier runs")
@@ -626,6 +628,11 @@ class SizeModel:
     def _learn_errors(self, values, row_m, n_r, se_m, se_r, app, conf, q) -> None:
         """Before learning a job: its out-of-sample errors for the calibration and its
         application's correction."""
+        if self.calibration:  # before its own error joins its application's correction
+            before = self.predict_one(values, conf)
+            rm, _, rr, _, _, _ = containers(values)
+            self._add_errors("", before, {"SE_m": se_m, "SE_r": se_r,
+                                          "S": rm * se_m + rr * se_r}, n_r)
         raw_m = self.se_m.predict_one(row_m)[0]
         raw_r = 0.0
         if self.se_r is not None and n_r > 0:
@@ -633,26 +640,28 @@ class SizeModel:
         self.recurring.add("SE_m", app, _log_ratio(se_m, raw_m))
         if n_r > 0:
             self.recurring.add("SE_r", app, _log_ratio(se_r, raw_r))
-        if self.calibration:
-            before = self.predict_one(values, conf)
-            rm, _, rr, _, _, _ = containers(values)
-            self._add_errors("", before, {"SE_m": se_m, "SE_r": se_r,
-                                          "S": rm * se_m + rr * se_r}, n_r)
 
     def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
                            se_m: float, se_r: float) -> None:
-        """A probed uber job's error, before it is learnt, for its own calibration; none where
-        its probe record cannot size it (the uber model learns it all the same)."""
-        if not any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
-            return
-        try:
-            before = self.predict_one(values, conf)
-        except (InputError, ModelError):
-            return
-        ram = containers(values)[4]
-        self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
-                                                    "S": ram * (se_m + se_r)},
-                         values["n_reduces"])
+        """A probed uber job's errors, before it is learnt: for its own calibration, then its
+        application's correction (of the probe's task times as scaled); none where its probe
+        record cannot size it (the uber model learns it all the same)."""
+        n_r = values["n_reduces"]
+        if any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
+            try:
+                before = self.predict_one(values, conf)
+            except (InputError, ModelError):
+                before = None
+            if before is not None:
+                ram = containers(values)[4]
+                self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
+                                                            "S": ram * (se_m + se_r)}, n_r)
+        raw = uber_task_times(values, self.key_cost) if self.clock == "wall" else None
+        if raw is not None:
+            app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
+            self.recurring.add(UBER_PHASES[0], app, _log_ratio(se_m, raw[0]))
+            if n_r > 0:
+                self.recurring.add(UBER_PHASES[1], app, _log_ratio(se_r, raw[1]))
 
     def _add_errors(self, prefix: str, before: Prediction, actual: Mapping[str, float],
                     n_r: float) -> None:
