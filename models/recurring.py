@@ -15,8 +15,8 @@ Hadoop Streaming's ``streamjob<digits>.jar``, ``job`` — give none.
 
 Uber jobs sized from their probes keep their own errors (``uber:SE_m``, ``uber:SE_r``): their
 sizes come from the probe's task times, not the regression, so what they miss differs (a cold
-first map, the commit poll). They are learnt online only — the history's uber jobs carry no
-probe to size them by — and shrunk by the same k.
+first map, the commit poll). They are learnt online (``observe``), not at fit, and shrunk by
+the same k.
 """
 
 from __future__ import annotations
@@ -116,6 +116,15 @@ class Recurring:
         def phase(name: str) -> dict[str, list[float]]:
             # model files from before uber jobs kept their own errors have none of them
             apps = doc["sums"].get(name, {}) if name in UBER_PHASES else doc["sums"][name]
-            return {str(app): [float(v[0]), float(v[1]), float(v[2])] for app, v in apps.items()}
+            return {str(app): _entry(v) for app, v in apps.items()}
 
         return cls(k=k, sums={name: phase(name) for name in PHASES + UBER_PHASES})
+
+
+def _entry(value: list) -> list[float]:
+    """One application's [n, Σr, Σr²] from a model file: a count of at least one run and a
+    non-negative sum of squares (else ValueError)."""
+    n, total, squares = (float(v) for v in value[:3])
+    if not (n >= 1 and squares >= 0):
+        raise ValueError(f"expected [runs ≥ 1, Σr, Σr² ≥ 0], got {value!r}")
+    return [n, total, squares]

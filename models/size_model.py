@@ -644,18 +644,17 @@ class SizeModel:
     def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
                            se_m: float, se_r: float) -> None:
         """A probed uber job's errors, before it is learnt: for its own calibration, then its
-        application's correction (of the probe's task times as scaled); none where its probe
-        record cannot size it (the uber model learns it all the same)."""
+        application's correction (of the probe's task times as scaled); none where its record
+        cannot be predicted (the uber model learns it all the same)."""
+        try:
+            before = self.predict_one(values, conf)
+        except (InputError, ModelError):
+            return
         n_r = values["n_reduces"]
         if any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
-            try:
-                before = self.predict_one(values, conf)
-            except (InputError, ModelError):
-                before = None
-            if before is not None:
-                ram = containers(values)[4]
-                self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
-                                                            "S": ram * (se_m + se_r)}, n_r)
+            ram = containers(values)[4]
+            self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
+                                                        "S": ram * (se_m + se_r)}, n_r)
         raw = uber_task_times(values, self.key_cost) if self.clock == "wall" else None
         if raw is not None:
             app = application(conf.get("job_name", conf.get("mapreduce.job.name")))

@@ -165,3 +165,9 @@ def test_a_map_only_job_never_takes_less_than_its_functions_or_more_than_per_map
     assert math.isfinite(se_m) and se_m >= functions - 1e-9
     if maps >= tasks:
         assert se_m <= functions + maps * per_task + 1e-9
+
+
+def test_no_committing_tasks_take_no_time():
+    from jobsize.models.scaling import _committing
+    assert _committing(0.0, 1.4, 1.0) == 0.0
+    assert _committing(3.0, 1.4, 1.0) == pytest.approx(1.0 + 3 * 0.4)

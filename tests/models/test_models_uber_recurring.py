@@ -85,3 +85,20 @@ def test_a_jobs_calibration_score_is_its_error_before_its_own_run_corrects_it(mo
                               "map_time_ms": 3000 * before.SE_m}), conf)
     # log(3): the prediction the job had before it ran, not one already moved toward it
     assert model.calibration["SE_m"].scores[0] == pytest.approx([np.log(3)])
+
+
+@pytest.mark.parametrize("broken", [{"map_input_bytes": None}, {"probe_fraction": 0.0},
+                                    {"probe_fraction": 2.0}])
+def test_an_uber_record_that_cannot_be_predicted_is_learnt_without_a_correction(
+        model_and_job, broken):
+    model, job = model_and_job
+    values, conf = _run({**job, **broken}, 1, map_time_ms=4000.0, reduce_time_ms=900.0)
+    assert model.observe(values, conf) == ("uber",)
+    assert all(not apps for apps in model.recurring.sums.values())
+
+
+@pytest.mark.parametrize("entry", [[0, 0.1, 0.01], [-2.5, 0.1, 0.01], [2, 0.1, -0.5]])
+def test_a_model_file_with_an_impossible_correction_is_refused(entry):
+    with pytest.raises(ValueError, match="runs ≥ 1"):
+        Recurring.from_json({"k": 2.0, "sums": {"SE_m": {}, "SE_r": {},
+                                                "uber:SE_m": {"a": entry}}})
