@@ -181,7 +181,8 @@ def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, 
 
     mor_o, mo_o = grow(mor, "probe_map_output_exponent"), grow(mo, "probe_map_output_exponent")
     rir_o = grow(rir, "probe_reduce_input_exponent")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # over: a subnormal record count makes bytes per record infinite, as the one-job path does
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # reduces that read no record spent only fixed costs: each of the job's pays theirs
         per_record = np.where(rir > 0, rir_o / rir,
                               np.where((rir == 0) & (k_r > 0), n_r / k_r, 1.0 / f))

@@ -2,6 +2,7 @@
 jobs whose per-task and per-record costs are known by construction."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -392,3 +393,14 @@ def test_shuffle_bytes_of_huge_counts_do_not_overflow():
         one = scaling.probe_one({k: float(v[0]) for k, v in job.items()})
     assert np.isfinite(q["SB"][0]) and q["SB"][0] == pytest.approx(one["SB"])
     assert q["SB"][0] == pytest.approx(q["MO"][0] * (q["RIR"][0] / q["MOR"][0]))
+
+
+def test_a_subnormal_record_count_gives_the_one_job_paths_infinite_shuffle_without_a_warning():
+    """Records read per map output record overflow when the map output records are a subnormal
+    count (a randomised case once warned of it): both paths give an infinite SB, silently."""
+    job = _probe(probe_map_output_records=5e-324, probe_reduce_input_records=1e9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        q = scaling.probe(job, "tasks")
+        one = scaling.probe_one({k: float(v[0]) for k, v in job.items()})
+    assert q["SB"][0] == one["SB"] == math.inf
