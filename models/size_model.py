@@ -599,9 +599,10 @@ class SizeModel:
         se_m = map_ms * _MS
         se_r = 0.0 if n_r == 0 else reduce_ms * _MS
         uber = is_uber(values, conf)
+        app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
         if uber:
             if self._probed(values):
-                self._learn_uber_errors(values, conf, se_m, se_r)
+                self._learn_uber_errors(values, conf, se_m, se_r, app)
             self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, True)
             self.training["observed"] = self.training.get("observed", 0) + 1
             return ("uber",)
@@ -612,7 +613,6 @@ class SizeModel:
         if self.se_r is not None and n_r > 0:  # in what eq 7 was fitted on
             row_r = (self._row(values, "SE_r", se_m, features=self.eq7_fit) if self.eq7_fit
                      else self._row(values, "SE_r", se_m, q))
-        app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
         self._learn_errors(values, row_m, n_r, se_m, se_r, app, conf, q)
         self.uber.add(n_m, n_r, values.get("map_input_bytes"), se_m, se_r, False)
         self.training["observed"] = self.training.get("observed", 0) + 1
@@ -642,7 +642,7 @@ class SizeModel:
             self.recurring.add("SE_r", app, _log_ratio(se_r, raw_r))
 
     def _learn_uber_errors(self, values: Mapping[str, float], conf: Mapping[str, object],
-                           se_m: float, se_r: float) -> None:
+                           se_m: float, se_r: float, app: str | None) -> None:
         """A probed uber job's errors, before it is learnt: for its own calibration, then its
         application's correction (of the probe's task times as scaled); none where its record
         cannot be predicted (the uber model learns it all the same)."""
@@ -651,13 +651,11 @@ class SizeModel:
         except (InputError, ModelError):
             return
         n_r = values["n_reduces"]
-        if any(k.startswith(UBER_CALIBRATION) for k in self.calibration):
-            ram = containers(values)[4]
-            self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
-                                                        "S": ram * (se_m + se_r)}, n_r)
+        ram = containers(values)[4]
+        self._add_errors(UBER_CALIBRATION, before, {"SE_m": se_m, "SE_r": se_r,
+                                                    "S": ram * (se_m + se_r)}, n_r)
         raw = uber_task_times(values, self.key_cost) if self.clock == "wall" else None
         if raw is not None:
-            app = application(conf.get("job_name", conf.get("mapreduce.job.name")))
             self.recurring.add(UBER_PHASES[0], app, _log_ratio(se_m, raw[0]))
             if n_r > 0:
                 self.recurring.add(UBER_PHASES[1], app, _log_ratio(se_r, raw[1]))
