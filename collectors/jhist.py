@@ -70,7 +70,8 @@ _ATTEMPT_END = {"FINISHED": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
 
 @dataclass
 class JobHistory:
-    """One job's history: its record, attempt rows, counters, and whether the file was whole."""
+    """One job's history: its record, attempt rows, counters (the job's, and each task's by
+    task id), and whether the file was whole."""
 
     record: dict[str, Any]
     tasks: list[dict[str, Any]]
@@ -78,6 +79,7 @@ class JobHistory:
     complete: bool
     conf: dict[str, str] = field(default_factory=dict)
     encoding: str = "json"
+    task_counters: dict[str, Counters] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,7 +426,8 @@ def _assemble(job: _Job, stream: _Stream, conf: Mapping[str, str], conf_source: 
     tasks = _task_rows(job, job_id, sizes)
     check_parsed(record, tasks, source=job.source)  # no negative count or time to a caller
     return JobHistory(record=record, tasks=tasks, counters=counters,
-                      complete=complete, conf=dict(conf), encoding=stream.encoding)
+                      complete=complete, conf=dict(conf), encoding=stream.encoding,
+                      task_counters={t: c for t, (_, c) in job.task_counters.items()})
 
 
 def parse_jhist(
@@ -539,7 +542,8 @@ def collect_jhist(
             advance()
     production, probes, identities = [], [], {}
     for job_id, (path, history) in histories.items():
-        probe = find_probe(history.record, history.conf, source=f"{job_id}_conf.xml")
+        probe = find_probe(history.record, history.conf, source=f"{job_id}_conf.xml",
+                           tasks=history.tasks, task_counters=history.task_counters)
         if probe is None:
             production.append((path, history))
             identities[job_id] = probe_identity(history.conf)

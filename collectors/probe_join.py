@@ -39,6 +39,9 @@ combiner's runs), at most the function's own time per task. The split probe's sh
 (its two tasks' intercept, growth exponents) stay null: they need two probe tasks of each kind
 and their own counters, which a probe on a cluster does not report; so do the empty tasks'
 ``probe_*_function_startup_ms`` (no empty task ran: every probe task paid its start-up).
+Where the history has the probe's attempts and their counters (a ``.jhist``; not the history
+server's job list), a probe of two maps or more also times the maps after its first apart
+(:func:`later_maps`).
 """
 
 from __future__ import annotations
@@ -54,11 +57,15 @@ from typing import Any
 
 import pandas as pd
 from jobsize.collectors.conf import conf_int
+from jobsize.collectors.counter_columns import Counters
 
 from jobsize.errors import ParseError
 from jobsize.schema import (
+    COMBINE_FUNCTION_COUNTER,
+    FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
     JOB_SCHEMA,
+    MAP_FUNCTION_COUNTER,
     PROBE_FOR_KEY,
     PROBE_FRACTION_KEY,
     PROBE_ID_KEY,
@@ -118,8 +125,12 @@ def probe_identity(conf: Mapping[str, str]) -> str | None:
 
 
 def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
-               source: object = None) -> Probe | None:
-    """The probe that a job's record and configuration describe; None for any other job."""
+               source: object = None, tasks: Sequence[Mapping[str, Any]] = (),
+               task_counters: Mapping[str, Counters] | None = None) -> Probe | None:
+    """The probe that a job's record and configuration describe; None for any other job.
+
+    ``tasks`` (attempt rows) and ``task_counters`` (each task's counters by task id), where the
+    history has them, give the later maps' columns (:func:`later_maps`)."""
     name = record.get("job_name") or conf.get("mapreduce.job.name") or ""
     target = conf.get(PROBE_FOR_KEY)
     if target is None:
@@ -130,6 +141,7 @@ def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
     n_reduces = conf_int(conf, PROBE_REDUCES_KEY, source=source)
     columns = probe_columns(record, fraction=_fraction(conf, source),
                             input_bytes=sample_bytes, n_reduces=n_reduces)
+    columns.update(later_maps(tasks, task_counters or {}))
     return Probe(job_id=str(record["job_id"]), probe_for=target.strip() or None,
                  probe_id=probe_identity(conf), submit_time_ms=record.get("submit_time_ms"),
                  state=record.get("state"), columns=columns)
@@ -209,6 +221,33 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
     })
     return columns
+
+
+def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, Counters]
+               ) -> dict[str, float | None]:
+    """``probe_map_later_task_ms`` and ``probe_map_later_function_ms``: the summed elapsed time
+    of the probe's map tasks after its first (by start time) and their MFE + CFE from their
+    own counters. An uber job runs its maps one after another in one JVM: the first pays what
+    a cold JVM pays (class loading, compiling), the later ones run warm, as an uber job's later
+    maps do. Null with fewer than two finished maps, or where a later map has no
+    ``MAP_FUNCTION_MILLIS`` counter (no timing wrapper, or a history without task counters)."""
+    out: dict[str, float | None] = {"probe_map_later_task_ms": None,
+                                    "probe_map_later_function_ms": None}
+    maps = sorted((t for t in tasks if t.get("task_type") == "MAP"
+                   and t.get("status") == "SUCCEEDED" and t.get("finish_time_ms") is not None),
+                  key=lambda t: (t["start_time_ms"], t["task_id"]))
+    if len(maps) < 2:
+        return out
+    function = 0.0
+    for task in maps[1:]:
+        group = task_counters.get(task["task_id"], {}).get(FUNCTION_TIME_GROUP, {})
+        if MAP_FUNCTION_COUNTER not in group:
+            return out
+        function += group[MAP_FUNCTION_COUNTER] + group.get(COMBINE_FUNCTION_COUNTER, 0)
+    out["probe_map_later_task_ms"] = float(sum(max(0, t["finish_time_ms"] - t["start_time_ms"])
+                                               for t in maps[1:]))
+    out["probe_map_later_function_ms"] = function
+    return out
 
 
 def _per_task(startup_ms: float | None, tasks: int | None, function_ms: float | None

@@ -20,12 +20,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobsize.hadoop.cluster import Cluster, ClusterError
 
 from jobsize.errors import JobFailedError, JobsizeError
 from jobsize.javatask import java_task, streaming_task
+
+if TYPE_CHECKING:
+    from jobsize.collectors.jhist import JobHistory
 
 STREAMING = "org.apache.hadoop.streaming.HadoopStreaming"
 EXAMPLES = "org.apache.hadoop.examples.ExampleDriver"
@@ -46,11 +49,15 @@ class HadoopJob:
     conf_path: Path
     output_dir: str | None
 
-    def record(self) -> dict[str, Any]:
-        """The job record (schema columns) from its ``.jhist`` and ``_conf.xml``."""
+    def history(self) -> JobHistory:
+        """The job's history (record, attempts, counters) from its ``.jhist`` and ``_conf.xml``."""
         from jobsize.collectors.jhist import read_jhist
 
-        return read_jhist(self.history_path, self.conf_path).record
+        return read_jhist(self.history_path, self.conf_path)
+
+    def record(self) -> dict[str, Any]:
+        """The job record (schema columns) from its ``.jhist`` and ``_conf.xml``."""
+        return self.history().record
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,10 @@ all the sample's keys: MFE, RFE and the combiner's time come from the timing wra
 function's start-up from its run over no input first (the per-task fixed costs), MO, MOR, RIR,
 RO and CPU time from Hadoop's own counters. A Java task (:mod:`jobsize.javatask`) runs as
 itself, unwrapped, and reports the same counters (jobsize's module is shipped with the probe).
-The split probe's shape columns, which need two uneven tasks of each kind, stay null. The probe
+The split probe's shape columns, which need two uneven tasks of each kind, stay null. The
+probe of a job that Hadoop runs in uber mode with several maps and a reduce has two maps
+(the sample in two files): its maps run one after another in one JVM, as the job's do, and
+the second's time is read apart from the first's (``probe_map_later_*``). The probe
 record is read back from the probe's own history as ``jobsize collect`` reads it
 (:func:`jobsize.collectors.probe_join.find_probe`).
 """
@@ -26,30 +29,53 @@ from jobsize.collectors.conf import read_conf
 from jobsize.collectors.probe_join import find_probe
 from jobsize.hadoop.client import STREAMING, HadoopClient
 from jobsize.sampler.probespec import ProbeSpec, streaming_probe
+from jobsize.sampler.splits import total_bytes
 
 from jobsize.atomic import atomic_write
 from jobsize.errors import InputError, JobFailedError
 from jobsize.schema import PROBE_ID_KEY
 
 
-def write_sample(spec: ProbeSpec, splits: Any, directory: Path) -> tuple[Any, list[str]]:
+def write_sample(spec: ProbeSpec, splits: Any, directory: Path, *, halves: bool = False
+                 ) -> tuple[Any, list[str]]:
     """Draw the job's sample (Algorithm 1) and write it to ``directory``, one file per input
     file (the mapper keeps seeing each file's name): ``i/<file name>``. Returns the sample and
-    the files' paths relative to ``directory``."""
+    the files' paths relative to ``directory``.
+
+    With ``halves``, a sample of one input file drawn from two map inputs or more is written
+    as two files — the ranges of the first half of those map inputs, then the rest — so that
+    the probe runs two maps; never a file without a record."""
     sample = spec.take_sample(splits)
-    by_file: dict[str, list[bytes]] = {}
-    for chosen, data in sample.parts():
-        by_file.setdefault(chosen.path, []).append(data)
+    by_file = _files(list(sample.parts()), halves)
     if not any(b"".join(v) for v in by_file.values()):
         raise InputError("the sample is empty (no record starts in the sampled ranges); "
                          "try another --seed", source=", ".join(spec.inputs))
     paths = []
-    for i, (name, pieces) in enumerate(by_file.items()):
+    for i, ((name, _), pieces) in enumerate(by_file.items()):
         base = Path(name.rstrip("/")).name or "input"
         with atomic_write(directory / str(i) / base) as handle:
             handle.write(b"".join(pieces))
         paths.append(f"{i}/{base}")
     return sample, paths
+
+
+def _files(parts: list[tuple[Any, bytes]], halves: bool) -> dict[tuple[str, int], list[bytes]]:
+    """The sample's pieces grouped into files: by input file, and with ``halves`` one input
+    file's in two by map input (:func:`write_sample`)."""
+    def grouped(key: Any) -> dict[tuple[str, int], list[bytes]]:
+        out: dict[tuple[str, int], list[bytes]] = {}
+        for chosen, data in parts:
+            out.setdefault(key(chosen), []).append(data)
+        return out
+
+    by_file = grouped(lambda chosen: (chosen.path, 0))
+    if halves and len(by_file) == 1:
+        units = sorted({chosen.unit for chosen, _ in parts})
+        later = set(units[(len(units) + 1) // 2:])
+        split = grouped(lambda chosen: (chosen.path, int(chosen.unit in later)))
+        if len(split) == 2 and all(any(pieces) for pieces in split.values()):
+            return split
+    return by_file
 
 
 def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
@@ -65,7 +91,10 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
         raise InputError(f"the probe has no {PROBE_ID_KEY}", source="probe spec")
     where = Path(directory or Path(client.cluster.directory, "probes",
                                    f"{identity}-{time.time_ns()}")).resolve()
-    sample, paths = write_sample(spec, splits, where / "sample")
+    # the maps of an uber job with reduces run one after another in one JVM: a probe of two
+    # maps times a warm one too (collectors.probe_join.later_maps)
+    halves = spec.n_maps >= 2 and spec.n_reduces > 0 and spec.plan(total_bytes(splits)).uberized
+    sample, paths = write_sample(spec, splits, where / "sample", halves=halves)
     # Commands run in the cluster's containers on this machine, with this interpreter.
     local = dataclasses.replace(spec, **{
         name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
@@ -76,13 +105,15 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
                           java_jar=client.cluster.module_jar)
     path = os.environ.get("PATH", "/usr/bin:/bin")
     ran = client.run(STREAMING, [*job.argv(), "-cmdenv", f"PATH={path}"]).job
-    record = ran.record()
+    history = ran.history()
+    record = history.record
     if record["state"] != "SUCCEEDED":
         raise JobFailedError(f"the probe {record['state']} (see its history: "
                              f"{ran.history_path})", source=ran.job_id)
     if not record.get("uberized"):
         raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
-    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path)
+    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path,
+                       tasks=history.tasks, task_counters=history.task_counters)
     if probe is None:  # its configuration names it a probe; a history without it is damaged
         raise JobFailedError("the probe's history does not name it a probe",
                              source=ran.conf_path)

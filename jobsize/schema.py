@@ -269,6 +269,10 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "task: what a map task pays whatever its input"),
     _c("probe_reduce_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty "
        "reduce task"),
+    _c("probe_map_later_task_ms", "Float64", "ms", "summed elapsed time of the probe's map "
+       "tasks after its first, where it ran several in one JVM (uber mode): warm tasks"),
+    _c("probe_map_later_function_ms", "Float64", "ms", "MFE + CFE of those later map tasks, "
+       "from their own counters"),
 )
 
 #: One row per task attempt: recorded durations for simulator workloads.

@@ -421,7 +421,8 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
 
 #: What :func:`uber_task_times` reads beyond :func:`probe_one`'s columns.
 UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
-                                       "probe_map_task_fixed_ms")
+                                       "probe_map_task_fixed_ms", "probe_map_later_task_ms",
+                                       "probe_map_later_function_ms")
 
 
 def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
@@ -434,18 +435,38 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     the ApplicationMaster, as each of the job's will. Not eq 6 and 7, whose per-task terms are a
     task's own container and JVM, which an uber job never starts. Tasks with output to commit
     (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
-    per task (:func:`_committing`)."""
+    per task (:func:`_committing`); the maps of a job with reduces commit nothing, and the
+    later ones run warm (:func:`_warm_maps`)."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
     if q["N_r"] <= 0:
         return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m), 0.0
-    se_m = q["MFE"] + q["CFE"] + q["N_m"] * beyond_m[0] / beyond_m[1]
+    se_m = q["MFE"] + q["CFE"] + _warm_maps(job, q["N_m"], *beyond_m)
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
     return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r)
+
+
+def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float
+               ) -> float:
+    """What ``tasks`` maps that commit nothing take beyond their functions (s), the probe's
+    ``probe_tasks`` maps having taken ``probe_s`` together.
+
+    An uber job runs its maps one after another in the ApplicationMaster's JVM: the first runs
+    cold (class loading, the JIT compiling), the later ones warm. Where the probe timed its maps
+    after the first apart (``probe_map_later_*``: a probe of two maps), the job's first map
+    takes what the probe's first took beyond its functions and each later map what a later
+    probe map took; else each takes the probe maps' mean."""
+    later_task, later_function = (_known_one(job, f"probe_map_later_{name}_ms")
+                                  for name in ("task", "function"))
+    if (probe_tasks < 2 or tasks < 1 or not math.isfinite(later_task + later_function)
+            or math.isfinite(_known_one(job, "probe_map_task_fixed_ms"))):
+        return tasks * probe_s / probe_tasks
+    later_s = max(later_task - later_function, 0.0) * _MS
+    return max(probe_s - later_s, 0.0) + (tasks - 1) * later_s / (probe_tasks - 1)
 
 
 def _committing(tasks: float, probe_s: float, probe_tasks: float) -> float:

@@ -69,8 +69,12 @@ PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
 #: to tell a shape apart: too few records, no reduces, no output).
 PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
     ("_split", "_fixed_ms", "_startup_ms", "_exponent")))
+#: The later maps' columns: only a probe that ran two maps or more, read from its history
+#: (:func:`jobsize.collectors.probe_join.later_maps`).
+PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_function_ms")
 #: Probe columns every probe of a job that is not uber fills.
-PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_SHAPE)
+PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS
+                                        if c not in PROBE_SHAPE and c not in PROBE_LATER)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
@@ -397,6 +401,8 @@ def probe_record(
     record["probe_combine_function_fixed_ms"] = (
         None if cir == 0 or combine_startup_ms is None else float(combine_startup_ms))
     record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only))
+    # counters alone do not say which map ran first (the probe's history does)
+    record.update(dict.fromkeys(PROBE_LATER))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
 

@@ -173,11 +173,38 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         # the probe's task times from its history; no empty tasks, no combiner
         "probe_map_task_ms": 400.0, "probe_reduce_task_ms": 150.0,
         "probe_map_task_fixed_ms": None, "probe_reduce_task_fixed_ms": None,
-        "probe_combine_runs": 0, "probe_combine_function_fixed_ms": None}
+        "probe_combine_runs": 0, "probe_combine_function_fixed_ms": None,
+        # no attempts given: no later maps timed apart
+        "probe_map_later_task_ms": None, "probe_map_later_function_ms": None}
     combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
     assert combined.columns["probe_combine_function_ms"] == 4.0
     assert combined.columns["probe_combine_input_records"] == 50
     assert combined.columns["probe_combine_runs"] is None  # Hadoop counts no combiner runs
+
+
+def _attempt(task: str, kind: str, start: int, finish: int | None,
+             status: str = "SUCCEEDED") -> dict:
+    return {"task_id": task, "task_type": kind, "status": status, "start_time_ms": start,
+            "finish_time_ms": finish}
+
+
+def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters():
+    conf = {"jobsize.probe.for": "wc", "jobsize.probe.fraction": "0.125"}
+    tasks = [_attempt("m1", "MAP", 1500, 1700), _attempt("m0", "MAP", 1000, 1450),
+             _attempt("m2", "MAP", 1720, 1800), _attempt("r0", "REDUCE", 1800, 2000),
+             _attempt("m1", "MAP", 1400, 1420, "KILLED")]
+    counters = {t: {"jobsize": {"MAP_FUNCTION_MILLIS": ms, "COMBINE_FUNCTION_MILLIS": 5}}
+                for t, ms in (("m0", 300), ("m1", 90), ("m2", 40))}
+    columns = find_probe(_record(n_maps=3), conf, tasks=tasks, task_counters=counters).columns
+    # m0 started first; m1 and m2 ran warm: 200 + 80 ms, 90 + 40 ms of functions + 2 × 5
+    assert columns["probe_map_later_task_ms"] == 280.0
+    assert columns["probe_map_later_function_ms"] == 140.0
+    # a later map without the wrapper's counter, or one map: nothing to tell apart
+    bare = {**counters, "m2": {"org.apache.hadoop.mapreduce.TaskCounter": {"CPU_MILLISECONDS": 9}}}
+    for args in ((tasks, bare), (tasks[1:2] + tasks[3:], counters), ((), {})):
+        columns = find_probe(_record(), conf, tasks=args[0], task_counters=args[1]).columns
+        assert columns["probe_map_later_task_ms"] is None
+        assert columns["probe_map_later_function_ms"] is None
 
 
 def test_a_probe_whose_functions_the_timing_wrapper_started_empty_has_fixed_costs():

@@ -50,6 +50,21 @@ def test_the_probe_runs_in_uber_mode_on_the_probing_queue(hadoop_cluster, books,
     assert job["probe_reduce_output_bytes"] == record["reduce_output_bytes"]
     assert (job["probe_map_tasks"], job["probe_reduce_tasks"]) == (1, 1)
     assert record["n_reduces"] == 1
+    assert job["probe_map_later_task_ms"] is None  # one map: none ran after another
+
+
+def test_an_uber_jobs_probe_times_a_warm_map_apart(hadoop_cluster, books, capsys):
+    """A job Hadoop would run in uber mode, with several maps and a reduce: its probe runs two
+    maps, and the second one's time and functions come from its own attempt and counters."""
+    job = _probe(capsys, hadoop_cluster, "--input", str(books), "--mapper", f"{WC} map",
+                 "--reducer", f"{WC} reduce", "--maps", "4", "--reduces", "1",
+                 "-D", "mapreduce.job.ubertask.enable=true")
+    assert job["uberized"] is True
+    assert (job["probe_map_tasks"], job["probe_reduce_tasks"]) == (2, 1)
+    later, function = job["probe_map_later_task_ms"], job["probe_map_later_function_ms"]
+    assert 0 < function < job["probe_map_function_ms"]
+    assert 0 < later < job["probe_map_task_ms"]
+    assert job["probe_fraction"] == pytest.approx(1 / 4, rel=0.05)
 
 
 def test_a_map_only_probe(hadoop_cluster, books, capsys):

@@ -171,3 +171,42 @@ def test_no_committing_tasks_take_no_time():
     from jobsize.models.scaling import _committing
     assert _committing(0.0, 1.4, 1.0) == 0.0
     assert _committing(3.0, 1.4, 1.0) == pytest.approx(1.0 + 3 * 0.4)
+
+
+def test_the_later_maps_of_a_job_with_reduces_take_what_the_probes_later_map_took():
+    # the probe's second map (warm) took 300 ms, 250 of it in its functions: 0.05 s beyond;
+    # its first map took the rest of the 0.4 s beyond the two maps' functions: 0.35 s
+    job = {**PROBE, "probe_map_later_task_ms": 300.0, "probe_map_later_function_ms": 250.0}
+    se_m, se_r = uber_task_times(job)
+    assert se_m == pytest.approx(1.2 / 0.25 + 0.2 / 0.25 + 0.35 + 3 * 0.05)
+    assert se_r == uber_task_times(PROBE)[1]
+    # a map-only job's maps commit: the commit poll decides there, not the warm maps
+    map_only = {**PROBE, "n_reduces": 0.0}
+    assert uber_task_times({**map_only, "probe_map_later_task_ms": 300.0,
+                            "probe_map_later_function_ms": 250.0}) == uber_task_times(map_only)
+
+
+def test_without_the_later_maps_timed_apart_every_map_takes_the_mean():
+    timed = {"probe_map_later_task_ms": 300.0, "probe_map_later_function_ms": 250.0}
+    mean = uber_task_times(PROBE)
+    assert uber_task_times({**PROBE, **timed, "probe_map_later_task_ms": math.nan}) == mean
+    assert uber_task_times({**PROBE, "probe_map_later_task_ms": 300.0}) == mean
+    assert uber_task_times({**PROBE, **timed, "probe_map_tasks": 1.0}) == \
+        uber_task_times({**PROBE, "probe_map_tasks": 1.0})
+    # a local probe's empty map is in the totals: the later maps are not told apart there
+    empty = {**PROBE, "probe_map_task_fixed_ms": 60.0, "probe_map_task_ms": 1860.0}
+    assert uber_task_times({**empty, **timed}) == uber_task_times(empty)
+
+
+@given(first=st.floats(0.0, 1e4), later=st.floats(0.0, 1e4), n_maps=st.integers(1, 9))
+def test_maps_as_warm_as_the_first_take_what_they_took_before(first, later, n_maps):
+    # the probe's later map took as long beyond its functions as its first: every map takes
+    # the mean, as without the later map timed apart; a faster later map makes the job faster
+    functions = 1400.0
+    same = {**PROBE, "n_maps": float(n_maps), "probe_map_task_ms": functions + 2 * first,
+            "probe_map_later_task_ms": 700.0 + first, "probe_map_later_function_ms": 700.0}
+    plain = {k: v for k, v in same.items() if not k.startswith("probe_map_later")}
+    assert uber_task_times(same)[0] == pytest.approx(uber_task_times(plain)[0])
+    warm = {**same, "probe_map_task_ms": functions + first + min(first, later),
+            "probe_map_later_task_ms": 700.0 + min(first, later)}
+    assert uber_task_times(warm)[0] <= uber_task_times(plain)[0] + 1e-9
