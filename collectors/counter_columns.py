@@ -17,13 +17,16 @@ from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
     COMBINE_FUNCTION_STARTUP_COUNTER,
     COMBINE_RUNS_COUNTER,
+    COMBINE_WRAPPER_COUNTER,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
     JOB_SCHEMA,
     MAP_FUNCTION_COUNTER,
     MAP_FUNCTION_STARTUP_COUNTER,
+    MAP_WRAPPER_COUNTER,
     REDUCE_FUNCTION_COUNTER,
     REDUCE_FUNCTION_STARTUP_COUNTER,
+    REDUCE_WRAPPER_COUNTER,
 )
 
 Counters = dict[str, dict[str, int]]
@@ -45,7 +48,10 @@ _FUNCTION_COLUMNS = {"map_function_ms": ("map", MAP_FUNCTION_COUNTER),
                      "map_function_startup_ms": ("map", MAP_FUNCTION_STARTUP_COUNTER),
                      "reduce_function_startup_ms": ("reduce", REDUCE_FUNCTION_STARTUP_COUNTER),
                      "combine_function_startup_ms": ("map", COMBINE_FUNCTION_STARTUP_COUNTER),
-                     "combine_runs": ("map", COMBINE_RUNS_COUNTER)}
+                     "combine_runs": ("map", COMBINE_RUNS_COUNTER),
+                     "map_wrapper_ms": ("map", MAP_WRAPPER_COUNTER),
+                     "reduce_wrapper_ms": ("reduce", REDUCE_WRAPPER_COUNTER),
+                     "combine_wrapper_ms": ("map", COMBINE_WRAPPER_COUNTER)}
 
 #: Record columns read from one side's counters (``map:`` / ``reduce:`` in Column.hadoop).
 PHASE_COLUMNS: dict[str, tuple[str, str, str]] = {

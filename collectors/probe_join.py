@@ -219,6 +219,10 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_reduce_input_groups": reduce_side("reduce_input_groups", 0),
         "probe_map_task_ms": _float(record.get("map_time_ms")),
         "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
+        # the wrapper around the mapper and, where there is one, the combiner
+        "probe_map_wrapper_ms": _sum_or_none(_float(record.get("map_wrapper_ms")),
+                                             _float(record.get("combine_wrapper_ms"))),
+        "probe_reduce_wrapper_ms": _float(record.get("reduce_wrapper_ms")),
     })
     return columns
 
@@ -419,6 +423,12 @@ def _why(probe: Probe, identities: Mapping[str, str | None]) -> str:
         return (f"no job with {PROBE_ID_KEY}={probe.probe_id}, and no job named "
                 f"{probe.probe_for!r} submitted after it without a probe")
     return f"no job named {probe.probe_for!r} submitted after it without a probe"
+
+
+def _sum_or_none(*values: float | None) -> float | None:
+    """The sum of the known ``values``; None when none is known."""
+    known = [v for v in values if v is not None]
+    return float(sum(known)) if known else None
 
 
 def _float(value: object) -> float | None:

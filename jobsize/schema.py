@@ -51,6 +51,11 @@ COMBINE_RUNS_COUNTER = "COMBINE_RUNS"
 MAP_FUNCTION_STARTUP_COUNTER = "MAP_FUNCTION_STARTUP_MILLIS"
 REDUCE_FUNCTION_STARTUP_COUNTER = "REDUCE_FUNCTION_STARTUP_MILLIS"
 COMBINE_FUNCTION_STARTUP_COUNTER = "COMBINE_FUNCTION_STARTUP_MILLIS"
+#: The timing wrapper's own time around a function (its interpreter's start, the start-up run):
+#: what a probe task pays that the job, its functions unwrapped, does not.
+MAP_WRAPPER_COUNTER = "MAP_WRAPPER_MILLIS"
+REDUCE_WRAPPER_COUNTER = "REDUCE_WRAPPER_MILLIS"
+COMBINE_WRAPPER_COUNTER = "COMBINE_WRAPPER_MILLIS"
 
 STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
@@ -200,6 +205,13 @@ JOB_COLUMNS: tuple[Column, ...] = (
     _c("combine_function_startup_ms", "Float64", "ms", "the combiner's time over no records, "
        "summed over its runs; a probe's timing wrapper measures it",
        f"{FUNCTION_TIME_GROUP}.{COMBINE_FUNCTION_STARTUP_COUNTER}"),
+    _c("map_wrapper_ms", "Float64", "ms", "the timing wrapper's own time around the map "
+       "function (its start, the start-up run), summed over the map tasks",
+       f"{FUNCTION_TIME_GROUP}.{MAP_WRAPPER_COUNTER}"),
+    _c("reduce_wrapper_ms", "Float64", "ms", "the timing wrapper's own time around the reduce "
+       "function, summed over the reduce tasks", f"{FUNCTION_TIME_GROUP}.{REDUCE_WRAPPER_COUNTER}"),
+    _c("combine_wrapper_ms", "Float64", "ms", "the timing wrapper's own time around the "
+       "combiner, summed over its runs", f"{FUNCTION_TIME_GROUP}.{COMBINE_WRAPPER_COUNTER}"),
     _c("combine_runs", "Int64", "runs", "times the map tasks started the combiner (once per "
        "spill, once more over a merge of mapreduce.map.combine.minspills or more spills)",
        f"{FUNCTION_TIME_GROUP}.{COMBINE_RUNS_COUNTER}"),
@@ -269,6 +281,10 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "task: what a map task pays whatever its input"),
     _c("probe_reduce_task_fixed_ms", "Float64", "ms", "elapsed time of the probe's empty "
        "reduce task"),
+    _c("probe_map_wrapper_ms", "Float64", "ms", "the timing wrapper's own time in the probe's "
+       "map tasks (around the mapper and the combiner): a probe task's, not the job's"),
+    _c("probe_reduce_wrapper_ms", "Float64", "ms", "the timing wrapper's own time in the "
+       "probe's reduce tasks"),
     _c("probe_map_later_task_ms", "Float64", "ms", "summed elapsed time of the probe's map "
        "tasks after its first, where it ran several in one JVM (uber mode): warm tasks"),
     _c("probe_map_later_function_ms", "Float64", "ms", "MFE + CFE of those later map tasks, "

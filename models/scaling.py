@@ -422,7 +422,8 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
 #: What :func:`uber_task_times` reads beyond :func:`probe_one`'s columns.
 UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
                                        "probe_map_task_fixed_ms", "probe_map_later_task_ms",
-                                       "probe_map_later_function_ms")
+                                       "probe_map_later_function_ms", "probe_map_wrapper_ms",
+                                       "probe_reduce_wrapper_ms")
 
 
 def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
@@ -436,18 +437,34 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     task's own container and JVM, which an uber job never starts. Tasks with output to commit
     (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
     per task (:func:`_committing`); the maps of a job with reduces commit nothing, and the
-    later ones run warm (:func:`_warm_maps`)."""
+    later ones run warm (:func:`_warm_maps`). A probe task's timing wrapper is its own, not
+    the job's: each of the job's tasks takes a probe task's mean wrapper time less
+    (``probe_*_wrapper_ms``, :func:`_unwrapped`)."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
-    if q["N_r"] <= 0:
-        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m), 0.0
-    se_m = q["MFE"] + q["CFE"] + _warm_maps(job, q["N_m"], *beyond_m)
+    n_m, n_r = q["N_m"], q["N_r"]
+    if n_r <= 0:
+        return q["MFE"] + q["CFE"] + _unwrapped(job, "map", _committing(n_m, *beyond_m),
+                                                   n_m, beyond_m[1]), 0.0
+    se_m = q["MFE"] + q["CFE"] + _unwrapped(job, "map", _warm_maps(job, n_m, *beyond_m), n_m,
+                                            beyond_m[1])
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
-    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r)
+    return se_m, q["RFE"] + _unwrapped(job, "reduce", _committing(n_r, *beyond_r), n_r,
+                                       beyond_r[1])
+
+
+def _unwrapped(job: Mapping[str, float], phase: str, beyond_s: float, tasks: float,
+               probe_tasks: float) -> float:
+    """``beyond_s``, what ``tasks`` tasks take beyond their functions as the probe's tasks
+    measured it, less ``tasks`` × the probe tasks' mean timing-wrapper time (the wrapper's
+    interpreter, the start-up run): never below zero. The commit poll is told from the probe's
+    own task times before (:func:`_committing`): the wrapper's time is in them."""
+    wrapper = _known_one(job, f"probe_{phase}_wrapper_ms", 0.0) * _MS
+    return max(beyond_s - tasks * wrapper / probe_tasks, 0.0)
 
 
 def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float

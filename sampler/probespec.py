@@ -39,6 +39,7 @@ from jobsize.schema import (
     COMBINE_FUNCTION_COUNTER,
     COMBINE_FUNCTION_STARTUP_COUNTER,
     COMBINE_RUNS_COUNTER,
+    COMBINE_WRAPPER_COUNTER,
     DEFAULT_CONTAINERS,
     FUNCTION_TIME_GROUP,
     JOB_COLUMNS,
@@ -46,6 +47,7 @@ from jobsize.schema import (
     MAP_FUNCTION_COUNTER,
     MAP_FUNCTION_STARTUP_COUNTER,
     MAP_OUTPUT_KEYS_COUNTER,
+    MAP_WRAPPER_COUNTER,
     PROBE_FOR_KEY,
     PROBE_FRACTION_KEY,
     PROBE_ID_KEY,
@@ -55,6 +57,7 @@ from jobsize.schema import (
     PROBE_REDUCES_KEY,
     REDUCE_FUNCTION_COUNTER,
     REDUCE_FUNCTION_STARTUP_COUNTER,
+    REDUCE_WRAPPER_COUNTER,
 )
 from jobsize.ubermode import decide
 
@@ -72,9 +75,11 @@ PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
 #: The later maps' columns: only a probe that ran two maps or more, read from its history
 #: (:func:`jobsize.collectors.probe_join.later_maps`).
 PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_function_ms")
+#: The timing wrapper's own time: only a cluster probe of functions the wrapper runs.
+PROBE_WRAPPER: tuple[str, ...] = ("probe_map_wrapper_ms", "probe_reduce_wrapper_ms")
 #: Probe columns every probe of a job that is not uber fills.
-PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS
-                                        if c not in PROBE_SHAPE and c not in PROBE_LATER)
+PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_SHAPE
+                                        and c not in PROBE_LATER and c not in PROBE_WRAPPER)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
@@ -401,8 +406,9 @@ def probe_record(
     record["probe_combine_function_fixed_ms"] = (
         None if cir == 0 or combine_startup_ms is None else float(combine_startup_ms))
     record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only))
-    # counters alone do not say which map ran first (the probe's history does)
-    record.update(dict.fromkeys(PROBE_LATER))
+    # counters alone do not say which map ran first (the probe's history does); the local
+    # engine times its functions itself, unwrapped
+    record.update(dict.fromkeys(PROBE_LATER + PROBE_WRAPPER))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
 
@@ -483,8 +489,9 @@ def _streaming_command(function: Function | None, what: str) -> str:
 def _timed(function: Function | None, what: str, counter: str, python: str, startup: str,
            runs: str | None = None, *, conf: dict[str, str]) -> str:
     """``function`` under the timing wrapper: its time, its start-up (a first run over no
-    input) and, for a combiner, its runs, as ``jobsize`` counters. A Java task reports the
-    same counters itself: its class name, its arguments added to ``conf``."""
+    input), the wrapper's own time and, for a combiner, its runs, as ``jobsize`` counters. A
+    Java task reports the same counters itself (no wrapper, no wrapper's time): its class name,
+    its arguments added to ``conf``."""
     task = None if function is None or callable(function) else java_task(function)
     if task is not None:
         option, settings = streaming_task(what, task)
@@ -493,8 +500,13 @@ def _timed(function: Function | None, what: str, counter: str, python: str, star
     wrapper = Path(timing_wrapper.__file__).name
     g = FUNCTION_TIME_GROUP
     counted = f" --runs-counter {g},{runs}" if runs else ""
+    own = _WRAPPER_COUNTERS[what]
     return (f"{python} {wrapper} --counter {g},{counter} --startup-counter {g},{startup}"
-            f"{counted} -- {_streaming_command(function, what)}")
+            f"{counted} --overhead-counter {g},{own} -- {_streaming_command(function, what)}")
+
+
+_WRAPPER_COUNTERS = {"mapper": MAP_WRAPPER_COUNTER, "combiner": COMBINE_WRAPPER_COUNTER,
+                     "reducer": REDUCE_WRAPPER_COUNTER}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from jobsize.collectors.jhist import collect_jhist
 from jobsize.collectors.probe_join import PROBE_COLUMNS, read_probes
-from jobsize.sampler.probespec import PROBE_LATER, PROBE_SHAPE, ProbeSpec
+from jobsize.sampler.probespec import PROBE_LATER, PROBE_SHAPE, PROBE_WRAPPER, ProbeSpec
 
 from jobsize.cli import main
 from jobsize.engine import JobSpec, LocalEngine, run_probe
@@ -85,6 +85,8 @@ def test_each_job_gets_exactly_the_probe_record_its_probe_produced(cluster):
                 assert joined[column] == probe[column] + 1
             elif column in PROBE_LATER:  # history says which map ran first; counters do not
                 assert probe[column] is None and joined[column] >= 0
+            elif column in PROBE_WRAPPER:  # the local engine runs its functions unwrapped
+                assert probe[column] is None and pd.isna(joined[column])
             else:
                 assert joined[column] == probe[column], (job_id, column)
     report = found.report
@@ -118,7 +120,7 @@ def test_collect_fit_predict_on_local_history_with_probes(cluster, tmp_path, cap
             f"{JOBS // 2} by name and submit order), 2 not joined") in out.out
     assert out.err.count("not joined:") == 2
     records = read_trace(trace)
-    measured = [c for c in PROBE_COLUMNS if c not in PROBE_SHAPE]
+    measured = [c for c in PROBE_COLUMNS if c not in PROBE_SHAPE + PROBE_WRAPPER]
     assert records[measured].notna().all().all()
     assert len(read_probes(trace)) == JOBS + 2
     assert set(read_trace(tasks_path(trace), columns=TASK_COLUMNS)["job_id"]) == set(

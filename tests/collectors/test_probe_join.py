@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jhs_fake import DOC_JOB, answering_on
+from jobsize.collectors.counter_columns import record_columns
 from jobsize.collectors.jhs import HistoryServer, collect_jhs
 from jobsize.collectors.probe_join import (
     PROBE_COLUMNS,
@@ -174,10 +175,21 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_map_task_ms": 400.0, "probe_reduce_task_ms": 150.0,
         "probe_map_task_fixed_ms": None, "probe_reduce_task_fixed_ms": None,
         "probe_combine_runs": 0, "probe_combine_function_fixed_ms": None,
-        # no attempts given: no later maps timed apart
-        "probe_map_later_task_ms": None, "probe_map_later_function_ms": None}
+        # no attempts given: no later maps timed apart; no timing wrapper's own time
+        "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
+        "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None}
     combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
     assert combined.columns["probe_combine_function_ms"] == 4.0
+    # the wrapper's own time, as a history's counters hold it (a side's, or the total)
+    own = record_columns({"total": {}, "map": {"jobsize": {"MAP_WRAPPER_MILLIS": 90,
+                                                          "COMBINE_WRAPPER_MILLIS": 40}},
+                          "reduce": {"jobsize": {"REDUCE_WRAPPER_MILLIS": 70}}})
+    wrapped = find_probe(_record(**{k: v for k, v in own.items() if "wrapper" in k}),
+                         conf).columns
+    assert (wrapped["probe_map_wrapper_ms"], wrapped["probe_reduce_wrapper_ms"]) == (130.0, 70.0)
+    java_mapper = find_probe(_record(combine_wrapper_ms=40.0, n_reduces=0), conf).columns
+    assert (java_mapper["probe_map_wrapper_ms"], java_mapper["probe_reduce_wrapper_ms"]) == \
+        (40.0, None)
     assert combined.columns["probe_combine_input_records"] == 50
     assert combined.columns["probe_combine_runs"] is None  # Hadoop counts no combiner runs
 

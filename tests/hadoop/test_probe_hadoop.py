@@ -51,6 +51,9 @@ def test_the_probe_runs_in_uber_mode_on_the_probing_queue(hadoop_cluster, books,
     assert (job["probe_map_tasks"], job["probe_reduce_tasks"]) == (1, 1)
     assert record["n_reduces"] == 1
     assert job["probe_map_later_task_ms"] is None  # one map: none ran after another
+    # the timing wrapper's own time around each function: its start-up run at least
+    assert job["probe_map_wrapper_ms"] >= job["probe_map_function_fixed_ms"]
+    assert job["probe_reduce_wrapper_ms"] > 0
 
 
 def test_an_uber_jobs_probe_times_a_warm_map_apart(hadoop_cluster, books, capsys):

@@ -210,3 +210,25 @@ def test_maps_as_warm_as_the_first_take_what_they_took_before(first, later, n_ma
     warm = {**same, "probe_map_task_ms": functions + first + min(first, later),
             "probe_map_later_task_ms": 700.0 + min(first, later)}
     assert uber_task_times(warm)[0] <= uber_task_times(plain)[0] + 1e-9
+
+
+def test_each_task_takes_a_probe_tasks_timing_wrapper_less():
+    # the probe's two maps spent 0.12 s in their wrappers (mapper and combiner), its reduce
+    # 0.05 s: the job's tasks, unwrapped, take the mean less each
+    wrapped = {**PROBE, "probe_map_wrapper_ms": 120.0, "probe_reduce_wrapper_ms": 50.0}
+    se_m, se_r = uber_task_times(wrapped)
+    assert se_m == pytest.approx(uber_task_times(PROBE)[0] - 4 * 0.06)
+    assert se_r == pytest.approx(uber_task_times(PROBE)[1] - 0.05)
+    # never below the functions' own time
+    huge = uber_task_times({**PROBE, "probe_map_wrapper_ms": 1e6, "probe_reduce_wrapper_ms": 1e6})
+    assert huge == pytest.approx((1.2 / 0.25 + 0.2 / 0.25, 0.2 / 0.25))
+
+
+def test_the_commit_poll_is_told_from_the_wrapped_task_time():
+    # a map-only probe whose map waited the poll: 1.1 s beyond its functions, 0.2 s of it its
+    # wrapper's; the job's five maps pay the poll once and 5 × (0.1 - 0.1 wrapper) besides
+    job = {**PROBE, "n_maps": 5.0, "n_reduces": 0.0, "probe_map_tasks": 1.0,
+           "probe_combine_function_ms": 0.0, "probe_map_function_ms": 400.0,
+           "probe_map_task_ms": 1500.0, "probe_map_wrapper_ms": 100.0}
+    se_m, _ = uber_task_times(job)
+    assert se_m == pytest.approx(0.4 / 0.25 + 1.0 + 5 * 0.1 - 5 * 0.1)

@@ -164,8 +164,10 @@ def test_probe_record_reads_the_counters() -> None:
         "probe_combine_runs": 0,
         "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None, "probe_map_processes": None,
         "probe_reduce_input_groups": 50,
-        # the local engine's probe record does not time its later maps apart
+        # the local engine's probe record does not time its later maps apart, and its
+        # functions run unwrapped
         "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
+        "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None,
     }
     frame = records([{"job_id": "j", **rec}])  # every column has the schema's type
     schema = {c.name: c.dtype for c in JOB_COLUMNS}
@@ -306,10 +308,12 @@ def test_render_hadoop_runs_the_probe_in_uber_mode() -> None:
     mapper = streaming_split(opts["-mapper"][0])
     assert mapper == ["python3", "timing_wrapper.py", "--counter", "jobsize,MAP_FUNCTION_MILLIS",
                       "--startup-counter", "jobsize,MAP_FUNCTION_STARTUP_MILLIS",
+                      "--overhead-counter", "jobsize,MAP_WRAPPER_MILLIS",
                       "--", "python3", "wc.py", "map"]
     reducer = streaming_split(opts["-reducer"][0])
     assert reducer[3] == "jobsize,REDUCE_FUNCTION_MILLIS"
     assert reducer[5] == "jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"
+    assert reducer[7] == "jobsize,REDUCE_WRAPPER_MILLIS"
 
 
 def test_render_hadoop_map_only_runs_no_reduce() -> None:
@@ -330,7 +334,8 @@ def test_render_hadoop_with_several_sample_files_and_a_combiner() -> None:
     assert streaming_split(opts["-combiner"][0]) == [
         "python3", "timing_wrapper.py", "--counter", "jobsize,COMBINE_FUNCTION_MILLIS",
         "--startup-counter", "jobsize,COMBINE_FUNCTION_STARTUP_MILLIS",
-        "--runs-counter", "jobsize,COMBINE_RUNS", "--", "python3", "wc.py", "reduce"]
+        "--runs-counter", "jobsize,COMBINE_RUNS",
+        "--overhead-counter", "jobsize,COMBINE_WRAPPER_MILLIS", "--", "python3", "wc.py", "reduce"]
 
 
 def test_render_hadoop_refuses_what_streaming_cannot_run() -> None:
@@ -366,7 +371,7 @@ def test_the_wrapper_reports_function_time_as_streaming_counters(tmp_path: Path)
     # records pass through the wrapper untouched; the run over no input printed nothing
     assert done.stdout.strip() == b"3"
     assert list(_reported(done)) == ["jobsize,MAP_FUNCTION_STARTUP_MILLIS",
-                                     "jobsize,MAP_FUNCTION_MILLIS"]
+                                     "jobsize,MAP_FUNCTION_MILLIS", "jobsize,MAP_WRAPPER_MILLIS"]
 
     done = _run_rendered(tmp_path, spec, "-reducer", b"k\t1\n")
     assert done.returncode == 0 and done.stdout == b"K\t1\n"
@@ -374,6 +379,12 @@ def test_the_wrapper_reports_function_time_as_streaming_counters(tmp_path: Path)
     # the command's own run time, and the start-up's: each sleeps 0.2 s whatever its input
     assert counters["jobsize,REDUCE_FUNCTION_MILLIS"] >= 200
     assert counters["jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"] >= 200
+    # the wrapper's own time holds the start-up run, not the timed run
+    assert counters["jobsize,REDUCE_WRAPPER_MILLIS"] >= \
+        counters["jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"]
+    assert counters["jobsize,REDUCE_WRAPPER_MILLIS"] < \
+        counters["jobsize,REDUCE_FUNCTION_STARTUP_MILLIS"] + counters[
+            "jobsize,REDUCE_FUNCTION_MILLIS"]
 
 
 def _reported(done: subprocess.CompletedProcess) -> dict[str, int]:
@@ -407,7 +418,7 @@ def test_a_function_that_fails_on_no_input_reports_no_start_up(tmp_path: Path) -
              "sys.exit(0 if data else 4)"]
     done = _run_rendered(tmp_path, _spec(mapper=fussy), "-mapper", b"x\n")
     assert done.returncode == 0
-    assert list(_reported(done)) == ["jobsize,MAP_FUNCTION_MILLIS"]
+    assert list(_reported(done)) == ["jobsize,MAP_FUNCTION_MILLIS", "jobsize,MAP_WRAPPER_MILLIS"]
 
 
 def test_the_wrapper_passes_on_failure(tmp_path: Path) -> None:
@@ -423,7 +434,7 @@ def test_the_wrapper_runs_with_the_standard_library_only(tmp_path: Path) -> None
     source = Path(timing_wrapper.__file__).read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines()
                if line.startswith(("import ", "from "))}
-    assert imports <= {"__future__", "argparse", "subprocess", "sys", "time"}
+    assert imports <= {"__future__", "argparse", "os", "subprocess", "sys", "time"}
     done = subprocess.run([sys.executable, "-I", timing_wrapper.__file__, "--counter", "g,c",
                            "--", "true"], capture_output=True, check=False)
     assert done.returncode == 0 and done.stderr.startswith(b"reporter:counter:g,c,")
@@ -432,3 +443,16 @@ def test_the_wrapper_runs_with_the_standard_library_only(tmp_path: Path) -> None
         done = subprocess.run([sys.executable, "-I", timing_wrapper.__file__, *bad, "--",
                                "true"], capture_output=True, check=False)
         assert done.returncode == 2 and b"GROUP,NAME" in done.stderr, bad
+
+
+def test_the_wrappers_own_time_counts_from_its_process_start(tmp_path: Path) -> None:
+    # the wrapper started late by a parent that sleeps first would not count the sleep; one
+    # whose own interpreter is slow to start does: its life is the kernel's, not its code's
+    slow_start = tmp_path / "sitecustomize.py"
+    slow_start.write_text("import time\ntime.sleep(0.3)\n")
+    done = subprocess.run([sys.executable, timing_wrapper.__file__, "--counter", "g,run",
+                           "--overhead-counter", "g,own", "--", "true"], capture_output=True,
+                          check=False, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0
+    counters = _reported(done)
+    assert counters["g,own"] >= 300 - 10  # the start-up sleep, to a clock tick
