@@ -508,12 +508,13 @@ class SizeModel:
 
     def _predict_uber(self, values: Mapping[str, float], n_m: float, n_r: float,
                       app: str | None) -> Prediction:
-        """An uber job: the uber model's (or the history's mean task time's) estimate."""
+        """An uber job: the uber model's (or the history's mean task time's) estimate. Not
+        corrected by its application's earlier runs: those corrections are learnt on what the
+        regression or the probe made of them, not on the uber model's estimates."""
         mi = values.get("map_input_bytes")
         notes: list[str] = []
         se_m, v_m, k_m, fitted_m = self.uber.predict("map", n_m, n_m, mi)
         se_r, v_r, k_r, fitted_r = self.uber.predict("reduce", n_r, n_m, mi)
-        se_m, se_r = self._corrected(se_m, se_r, n_r, app, notes)
         if not (fitted_m and (fitted_r or n_r == 0)):
             notes.append("uber job sized from the history's mean task time (too few uber jobs "
                          "in the history for the uber model)")

@@ -102,3 +102,21 @@ def test_a_model_file_with_an_impossible_correction_is_refused(entry):
     with pytest.raises(ValueError, match="runs ≥ 1"):
         Recurring.from_json({"k": 2.0, "sums": {"SE_m": {}, "SE_r": {},
                                                 "uber:SE_m": {"a": entry}}})
+
+
+def test_an_uber_job_sized_from_the_history_takes_no_correction_learnt_elsewhere(model_and_job):
+    # the application's regression-sized runs took twice what eq 6 said: their correction is
+    # the regression's, and an unprobed uber job of the same application is the uber model's
+    model, job = model_and_job
+    plain = job_values({**job, "uberized": False})
+    raw = model.predict_one(plain).SE_m
+    for day in (1, 2, 3):
+        model.observe(job_values({**job, "uberized": False, "map_time_ms": 2000 * raw,
+                                  "reduce_time_ms": 1000.0}), _run(job, day)[1])
+    assert "nightly-merge-#-#-#" in model.recurring.sums["SE_m"]
+    unprobed = {k: v for k, v in job.items() if not k.startswith("probe_")}
+    alone = model.predict_one(job_values(unprobed))
+    named = model.predict_one(job_values(unprobed), _run(job, 4)[1])
+    assert named.uber and named.interval_method == "uber"
+    assert (named.SE_m, named.SE_r) == (alone.SE_m, alone.SE_r)
+    assert not any("recurring" in n for n in named.notes)
