@@ -13,7 +13,9 @@ From the events (JOB_SUBMITTED … JOB_FINISHED / JOB_FAILED / JOB_KILLED) the r
   ``jobsize``);
 - one row per map or reduce attempt that started and finished (:data:`jobsize.schema.TASK_COLUMNS`),
   as Hadoop's JobHistoryParser lists them;
-- the counters as Hadoop grouped them, job totals and the map and reduce sides.
+- the counters as Hadoop grouped them, job totals and the map and reduce sides, and each
+  task's own (a probe's later maps are read from them: :func:`~jobsize.collectors.probe_join.
+  later_maps`).
 
 A file that ends early — a job still running, an AM that crashed mid-write — yields the events
 that are complete and ``complete=False``. Anything else that does not fit the schema is a
@@ -45,6 +47,7 @@ from jobsize.collectors.probe_join import (
     find_probe,
     join_probes,
     probe_identity,
+    probe_target,
 )
 
 from jobsize.boundedjson import DECODER, loads, unreadable
@@ -535,6 +538,8 @@ def collect_jhist(
                 raise
             check.rejected.append(exc.rejection)
             continue
+        if probe_target(history.record, history.conf) is None:
+            history.task_counters.clear()  # only a probe's are read: the rest would be held
         job_id = history.record["job_id"]
         if job_id not in histories or (history.complete and not histories[job_id][1].complete):
             histories[job_id] = (path, history)

@@ -36,8 +36,8 @@ submit-to-finish time. What a task pays whatever its input — ``probe_map_funct
 is the functions' start-up, which the wrapper measures in every task by running the function
 once over no input first (``MAP_FUNCTION_STARTUP_MILLIS``, ...; ``COMBINE_RUNS`` counts the
 combiner's runs), at most the function's own time per task. The split probe's shape columns
-(its two tasks' intercept, growth exponents) stay null: they need two probe tasks of each kind
-and their own counters, which a probe on a cluster does not report; so do the empty tasks'
+(its two tasks' intercept, growth exponents) stay null: they need two uneven probe tasks of each
+kind, which a probe on a cluster does not run; so do the empty tasks'
 ``probe_*_function_startup_ms`` (no empty task ran: every probe task paid its start-up).
 Where the history has the probe's attempts and their counters (a ``.jhist``; not the history
 server's job list), a probe of two maps or more also times the maps after its first apart
@@ -57,7 +57,7 @@ from typing import Any
 
 import pandas as pd
 from jobsize.collectors.conf import conf_int
-from jobsize.collectors.counter_columns import Counters
+from jobsize.collectors.counter_columns import Counters, lookup
 
 from jobsize.errors import ParseError
 from jobsize.schema import (
@@ -77,6 +77,9 @@ from jobsize.schema import (
     read_trace,
     write_trace,
 )
+
+#: Hadoop's task counter group (``lookup`` knows its older names too).
+_TASK_GROUP = "org.apache.hadoop.mapreduce.TaskCounter"
 
 #: The job record's probe columns, in schema order.
 PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
@@ -124,6 +127,16 @@ def probe_identity(conf: Mapping[str, str]) -> str | None:
     return (conf.get(PROBE_ID_KEY) or "").strip() or None
 
 
+def probe_target(record: Mapping[str, Any], conf: Mapping[str, str]) -> str | None:
+    """The name of the job a probe probes (``jobsize.probe.for``, else its job name after the
+    prefix); None for a job that is not a probe."""
+    target = conf.get(PROBE_FOR_KEY)
+    if target is not None:
+        return target
+    name = record.get("job_name") or conf.get("mapreduce.job.name") or ""
+    return name[len(PROBE_NAME_PREFIX):] if name.startswith(PROBE_NAME_PREFIX) else None
+
+
 def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
                source: object = None, tasks: Sequence[Mapping[str, Any]] = (),
                task_counters: Mapping[str, Counters] | None = None) -> Probe | None:
@@ -131,12 +144,9 @@ def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
 
     ``tasks`` (attempt rows) and ``task_counters`` (each task's counters by task id), where the
     history has them, give the later maps' columns (:func:`later_maps`)."""
-    name = record.get("job_name") or conf.get("mapreduce.job.name") or ""
-    target = conf.get(PROBE_FOR_KEY)
+    target = probe_target(record, conf)
     if target is None:
-        if not name.startswith(PROBE_NAME_PREFIX):
-            return None
-        target = name[len(PROBE_NAME_PREFIX):]
+        return None
     sample_bytes = conf_int(conf, PROBE_INPUT_BYTES_KEY, source=source)
     n_reduces = conf_int(conf, PROBE_REDUCES_KEY, source=source)
     columns = probe_columns(record, fraction=_fraction(conf, source),
@@ -185,6 +195,9 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
     def reduce_side(column: str, zero: Any) -> Any:
         return zero if map_only else record.get(column)
 
+    wrapped = [v for v in (_float(record.get(c)) for c in ("map_wrapper_ms", "combine_wrapper_ms"))
+               if v is not None and math.isfinite(v)]
+
     columns = dict.fromkeys(PROBE_COLUMNS)
     columns.update({
         "probe_fraction": fraction,
@@ -220,8 +233,7 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
         "probe_map_task_ms": _float(record.get("map_time_ms")),
         "probe_reduce_task_ms": 0.0 if map_only else _float(record.get("reduce_time_ms")),
         # the wrapper around the mapper and, where there is one, the combiner
-        "probe_map_wrapper_ms": _sum_or_none(_float(record.get("map_wrapper_ms")),
-                                             _float(record.get("combine_wrapper_ms"))),
+        "probe_map_wrapper_ms": sum(wrapped) if wrapped else None,
         "probe_reduce_wrapper_ms": _float(record.get("reduce_wrapper_ms")),
     })
     return columns
@@ -233,21 +245,27 @@ def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, C
     of the probe's map tasks after its first (by start time) and their MFE + CFE from their
     own counters. An uber job runs its maps one after another in one JVM: the first pays what
     a cold JVM pays (class loading, compiling), the later ones run warm, as an uber job's later
-    maps do. Null with fewer than two finished maps, or where a later map has no
-    ``MAP_FUNCTION_MILLIS`` counter (no timing wrapper, or a history without task counters)."""
+    maps do. Null with fewer than two finished maps, where a map read no record, or where a
+    map has no ``MAP_FUNCTION_MILLIS`` counter (no timing wrapper, or a history without task
+    counters: the history server's job list)."""
     out: dict[str, float | None] = {"probe_map_later_task_ms": None,
                                     "probe_map_later_function_ms": None}
     maps = sorted((t for t in tasks if t.get("task_type") == "MAP"
-                   and t.get("status") == "SUCCEEDED" and t.get("finish_time_ms") is not None),
+                   and t.get("status") == "SUCCEEDED" and t.get("start_time_ms") is not None
+                   and t.get("finish_time_ms") is not None),
                   key=lambda t: (t["start_time_ms"], t["task_id"]))
     if len(maps) < 2:
         return out
     function = 0.0
-    for task in maps[1:]:
-        group = task_counters.get(task["task_id"], {}).get(FUNCTION_TIME_GROUP, {})
+    for task in maps:
+        counters = task_counters.get(task["task_id"], {})
+        if not lookup(counters, _TASK_GROUP, "MAP_INPUT_RECORDS"):
+            return out  # an empty map (the local engine's probe has one): not like the job's
+        group = counters.get(FUNCTION_TIME_GROUP, {})
         if MAP_FUNCTION_COUNTER not in group:
             return out
-        function += group[MAP_FUNCTION_COUNTER] + group.get(COMBINE_FUNCTION_COUNTER, 0)
+        if task is not maps[0]:
+            function += group[MAP_FUNCTION_COUNTER] + group.get(COMBINE_FUNCTION_COUNTER, 0)
     out["probe_map_later_task_ms"] = float(sum(max(0, t["finish_time_ms"] - t["start_time_ms"])
                                                for t in maps[1:]))
     out["probe_map_later_function_ms"] = function
@@ -423,12 +441,6 @@ def _why(probe: Probe, identities: Mapping[str, str | None]) -> str:
         return (f"no job with {PROBE_ID_KEY}={probe.probe_id}, and no job named "
                 f"{probe.probe_for!r} submitted after it without a probe")
     return f"no job named {probe.probe_for!r} submitted after it without a probe"
-
-
-def _sum_or_none(*values: float | None) -> float | None:
-    """The sum of the known ``values``; None when none is known."""
-    known = [v for v in values if v is not None]
-    return float(sum(known)) if known else None
 
 
 def _float(value: object) -> float | None:

@@ -25,27 +25,28 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jobsize.collectors.conf import read_conf
 from jobsize.collectors.probe_join import find_probe
 from jobsize.hadoop.client import STREAMING, HadoopClient
 from jobsize.sampler.probespec import ProbeSpec, streaming_probe
-from jobsize.sampler.splits import total_bytes
 
 from jobsize.atomic import atomic_write
 from jobsize.errors import InputError, JobFailedError
 from jobsize.schema import PROBE_ID_KEY
 
 
-def write_sample(spec: ProbeSpec, splits: Any, directory: Path, *, halves: bool = False
-                 ) -> tuple[Any, list[str]]:
+def write_sample(spec: ProbeSpec, splits: Any, directory: Path) -> tuple[Any, list[str]]:
     """Draw the job's sample (Algorithm 1) and write it to ``directory``, one file per input
     file (the mapper keeps seeing each file's name): ``i/<file name>``. Returns the sample and
     the files' paths relative to ``directory``.
 
-    With ``halves``, a sample of one input file drawn from two map inputs or more is written
-    as two files — the ranges of the first half of those map inputs, then the rest — so that
-    the probe runs two maps; never a file without a record."""
+    A job that Hadoop would run in uber mode with several maps and reduces runs its maps one
+    after another in one JVM, the later ones warm: a sample of one input file, drawn from two
+    map inputs or more that hold records, is written for it as two files — the ranges of the
+    first half of those map inputs, then the rest — so that its probe runs two maps, the
+    second warm (:func:`jobsize.collectors.probe_join.later_maps`)."""
     sample = spec.take_sample(splits)
+    halves = (spec.n_maps >= 2 and spec.n_reduces > 0
+              and spec.plan(sample.input_bytes).uberized)
     by_file = _files(list(sample.parts()), halves)
     if not any(b"".join(v) for v in by_file.values()):
         raise InputError("the sample is empty (no record starts in the sampled ranges); "
@@ -61,7 +62,7 @@ def write_sample(spec: ProbeSpec, splits: Any, directory: Path, *, halves: bool 
 
 def _files(parts: list[tuple[Any, bytes]], halves: bool) -> dict[tuple[str, int], list[bytes]]:
     """The sample's pieces grouped into files: by input file, and with ``halves`` one input
-    file's in two by map input (:func:`write_sample`)."""
+    file's in two by the map inputs that hold records (:func:`write_sample`)."""
     def grouped(key: Any) -> dict[tuple[str, int], list[bytes]]:
         out: dict[tuple[str, int], list[bytes]] = {}
         for chosen, data in parts:
@@ -70,7 +71,7 @@ def _files(parts: list[tuple[Any, bytes]], halves: bool) -> dict[tuple[str, int]
 
     by_file = grouped(lambda chosen: (chosen.path, 0))
     if halves and len(by_file) == 1:
-        units = sorted({chosen.unit for chosen, _ in parts})
+        units = sorted({chosen.unit for chosen, data in parts if data})
         later = set(units[(len(units) + 1) // 2:])
         split = grouped(lambda chosen: (chosen.path, int(chosen.unit in later)))
         if len(split) == 2 and all(any(pieces) for pieces in split.values()):
@@ -91,10 +92,7 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
         raise InputError(f"the probe has no {PROBE_ID_KEY}", source="probe spec")
     where = Path(directory or Path(client.cluster.directory, "probes",
                                    f"{identity}-{time.time_ns()}")).resolve()
-    # the maps of an uber job with reduces run one after another in one JVM: a probe of two
-    # maps times a warm one too (collectors.probe_join.later_maps)
-    halves = spec.n_maps >= 2 and spec.n_reduces > 0 and spec.plan(total_bytes(splits)).uberized
-    sample, paths = write_sample(spec, splits, where / "sample", halves=halves)
+    sample, paths = write_sample(spec, splits, where / "sample")
     # Commands run in the cluster's containers on this machine, with this interpreter.
     local = dataclasses.replace(spec, **{
         name: _this_python(getattr(spec, name)) for name in ("mapper", "reducer", "combiner")
@@ -112,7 +110,7 @@ def probe_on_hadoop(spec: ProbeSpec, splits: Any, client: HadoopClient, *,
                              f"{ran.history_path})", source=ran.job_id)
     if not record.get("uberized"):
         raise JobFailedError("Hadoop did not run the probe in uber mode", source=ran.job_id)
-    probe = find_probe(record, read_conf(ran.conf_path), source=ran.conf_path,
+    probe = find_probe(record, history.conf, source=ran.conf_path,
                        tasks=history.tasks, task_counters=history.task_counters)
     if probe is None:  # its configuration names it a probe; a history without it is damaged
         raise JobFailedError("the probe's history does not name it a probe",

@@ -439,38 +439,25 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     per task (:func:`_committing`); the maps of a job with reduces commit nothing, and the
     later ones run warm (:func:`_warm_maps`). A probe task's timing wrapper is its own, not
     the job's: each of the job's tasks takes a probe task's mean wrapper time less
-    (``probe_*_wrapper_ms``, :func:`_unwrapped`)."""
+    (``probe_*_wrapper_ms``), never less than nothing."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
-    n_m, n_r = q["N_m"], q["N_r"]
-    if n_r <= 0:
-        return q["MFE"] + q["CFE"] + _unwrapped(job, "map", _committing(n_m, *beyond_m),
-                                                   n_m, beyond_m[1]), 0.0
-    se_m = q["MFE"] + q["CFE"] + _unwrapped(job, "map", _warm_maps(job, n_m, *beyond_m), n_m,
-                                            beyond_m[1])
+    if q["N_r"] <= 0:
+        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m), 0.0
+    se_m = q["MFE"] + q["CFE"] + _warm_maps(job, q["N_m"], *beyond_m)
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
-    return se_m, q["RFE"] + _unwrapped(job, "reduce", _committing(n_r, *beyond_r), n_r,
-                                       beyond_r[1])
+    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r)
 
 
-def _unwrapped(job: Mapping[str, float], phase: str, beyond_s: float, tasks: float,
-               probe_tasks: float) -> float:
-    """``beyond_s``, what ``tasks`` tasks take beyond their functions as the probe's tasks
-    measured it, less ``tasks`` × the probe tasks' mean timing-wrapper time (the wrapper's
-    interpreter, the start-up run): never below zero. The commit poll is told from the probe's
-    own task times before (:func:`_committing`): the wrapper's time is in them."""
-    wrapper = _known_one(job, f"probe_{phase}_wrapper_ms", 0.0) * _MS
-    return max(beyond_s - tasks * wrapper / probe_tasks, 0.0)
-
-
-def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float
-               ) -> float:
+def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float,
+               wrapper_s: float) -> float:
     """What ``tasks`` maps that commit nothing take beyond their functions (s), the probe's
-    ``probe_tasks`` maps having taken ``probe_s`` together.
+    ``probe_tasks`` maps having taken ``probe_s`` together, ``wrapper_s`` each of it in their
+    timing wrappers.
 
     An uber job runs its maps one after another in the ApplicationMaster's JVM: the first runs
     cold (class loading, the JIT compiling), the later ones warm. Where the probe timed its maps
@@ -481,35 +468,38 @@ def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tas
                                   for name in ("task", "function"))
     if (probe_tasks < 2 or tasks < 1 or not math.isfinite(later_task + later_function)
             or math.isfinite(_known_one(job, "probe_map_task_fixed_ms"))):
-        return tasks * probe_s / probe_tasks
+        return tasks * max(probe_s / probe_tasks - wrapper_s, 0.0)
     later_s = max(later_task - later_function, 0.0) * _MS
-    return max(probe_s - later_s, 0.0) + (tasks - 1) * later_s / (probe_tasks - 1)
+    return (max(probe_s - later_s - wrapper_s, 0.0)
+            + (tasks - 1) * max(later_s / (probe_tasks - 1) - wrapper_s, 0.0))
 
 
-def _committing(tasks: float, probe_s: float, probe_tasks: float) -> float:
+def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float) -> float:
     """What ``tasks`` tasks that commit output take beyond their functions (s), the probe's
-    ``probe_tasks`` having taken ``probe_s`` together.
+    ``probe_tasks`` having taken ``probe_s`` together, ``wrapper_s`` each of it in their timing
+    wrappers.
 
     Hadoop's ``Task.commit`` asks the ApplicationMaster ``canCommit`` and sleeps
     :data:`COMMIT_POLL_S` between asks. In an uber job the first committing task's first ask
     comes before the ApplicationMaster has taken its commit-pending event, so it nearly always
     waits one poll; later tasks mostly find the answer ready. Where the probe's tasks took a
-    poll or more, that poll is the probe's first task's wait: the job pays it once and each of
-    its tasks what a probe task took besides. (A probe task that waited took over 1.07 s beyond
-    its functions on Hadoop, one that did not at most 0.45 s; the threshold lies between.)"""
+    poll or more (wrapper and all), that poll is the probe's first task's wait: the job pays it
+    once and each of its tasks what a probe task took besides. (A probe task that waited took
+    over 1.07 s beyond its functions on Hadoop, one that did not at most 0.45 s; the threshold
+    lies between.)"""
     if tasks <= 0:
         return 0.0
     if probe_s < COMMIT_POLL_S:
-        return tasks * probe_s / probe_tasks
-    return COMMIT_POLL_S + tasks * (probe_s - COMMIT_POLL_S) / probe_tasks
+        return tasks * max(probe_s / probe_tasks - wrapper_s, 0.0)
+    return COMMIT_POLL_S + tasks * max((probe_s - COMMIT_POLL_S) / probe_tasks - wrapper_s, 0.0)
 
 
 def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...] = ()
-                      ) -> tuple[float, float] | None:
-    """The probe's tasks' time beyond their functions (s) and how many tasks took it, the
-    empty task counted among them: the phase's task time holds the empty task's, and so does
-    its function time (the start-up); the reduce count already includes the empty reduce, the
-    map count does not."""
+                      ) -> tuple[float, float, float] | None:
+    """The probe's tasks' time beyond their functions (s), how many tasks took it, and the
+    mean time (s) of each in its timing wrapper (0 unwrapped). The empty task is counted among
+    them: the phase's task time holds the empty task's, and so does its function time (the
+    start-up); the reduce count already includes the empty reduce, the map count does not."""
     task, tasks = (_known_one(job, f"probe_{phase}_{name}") for name in ("task_ms", "tasks"))
     if phase == "map" and math.isfinite(_known_one(job, "probe_map_task_fixed_ms")):
         tasks += 1
@@ -517,4 +507,5 @@ def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...
     if not (math.isfinite(task) and math.isfinite(function) and tasks > 0):
         return None
     function += sum(_known_one(job, f"probe_{name}_function_ms", 0.0) for name in also)
-    return max(task - function, 0.0) * _MS, tasks
+    wrapper = _known_one(job, f"probe_{phase}_wrapper_ms", 0.0) * _MS / tasks
+    return max(task - function, 0.0) * _MS, tasks, wrapper

@@ -68,8 +68,8 @@ Function = tuple[str, ...] | Callable[..., Any]
 PROBE_COLUMNS: tuple[str, ...] = tuple(c.name for c in JOB_COLUMNS
                                        if c.name.startswith("probe_"))
 #: The split probe's shape columns (:mod:`jobsize.sampler.probeparts`): null where the probe
-#: could not measure them (a cluster probe's one map and reduce; two tasks of a kind too alike
-#: to tell a shape apart: too few records, no reduces, no output).
+#: could not measure them (a cluster probe, which runs no two uneven tasks of a kind; two tasks
+#: of a kind too alike to tell a shape apart: too few records, no reduces, no output).
 PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
     ("_split", "_fixed_ms", "_startup_ms", "_exponent")))
 #: The later maps' columns: only a probe that ran two maps or more, read from its history
@@ -600,16 +600,17 @@ def render_hadoop(
     """The ``hadoop jar hadoop-streaming.jar`` command that runs the probe on a cluster.
 
     ``sample`` is the HDFS path of the uploaded sample (several paths for a job whose mapper
-    tells its inputs apart; each becomes one map), ``sample_bytes`` its size and ``output`` an
+    tells its inputs apart, or an uber job's two halves; each becomes one map), ``sample_bytes``
+    its size and ``output`` an
     HDFS directory that must not exist. The job runs in uber mode — one map per sample file and
     one reduce inside the AM container, on the probing queue — with the job's container sizes,
     the AM sized to hold them, and the mapper, combiner and reducer wrapped by
     ``timing_wrapper.py``, which reports MFE, CFE and RFE as ``jobsize`` counters, each
     function's start-up (its time over no input, run first in every task and combiner run:
-    what a task pays whatever its input) and the combiner's runs. The command is for a POSIX
-    shell, one option per line; ``$HADOOP_HOME`` in the default jar path is left for the shell.
-    The probe carries :func:`probe_properties` (``fraction`` is the sample's f_p, ``probe_id``
-    the identity to give the production job too).
+    what a task pays whatever its input), the wrapper's own time and the combiner's runs. The
+    command is for a POSIX shell, one option per line; ``$HADOOP_HOME`` in the default jar path
+    is left for the shell. The probe carries :func:`probe_properties` (``fraction`` is the
+    sample's f_p, ``probe_id`` the identity to give the production job too).
     """
     job = streaming_probe(spec, sample=sample, sample_bytes=sample_bytes, output=output,
                           python=python, fraction=fraction, probe_id=probe_id)

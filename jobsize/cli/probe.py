@@ -173,8 +173,9 @@ def probe_on_hadoop(spec: Any, splits: Any, args: argparse.Namespace) -> dict[st
 
 
 def hadoop_commands(spec: Any, splits: Any, args: argparse.Namespace) -> str:
-    """Write the sample of the job's ``splits`` locally, one file per input file (the mapper
-    keeps seeing each file's name); return the upload command and the cluster probe command."""
+    """Write the sample of the job's ``splits`` locally as :func:`jobsize.hadoop.probe.
+    write_sample` does (one file per input file, two for an uber job's warm map); return the
+    upload command and the cluster probe command."""
     from jobsize.hadoop.probe import write_sample
     from jobsize.sampler.probespec import render_hadoop
     from jobsize.schema import PROBE_ID_KEY

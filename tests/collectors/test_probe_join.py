@@ -205,15 +205,24 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
     tasks = [_attempt("m1", "MAP", 1500, 1700), _attempt("m0", "MAP", 1000, 1450),
              _attempt("m2", "MAP", 1720, 1800), _attempt("r0", "REDUCE", 1800, 2000),
              _attempt("m1", "MAP", 1400, 1420, "KILLED")]
-    counters = {t: {"jobsize": {"MAP_FUNCTION_MILLIS": ms, "COMBINE_FUNCTION_MILLIS": 5}}
+    tc = "org.apache.hadoop.mapreduce.TaskCounter"
+    counters = {t: {"jobsize": {"MAP_FUNCTION_MILLIS": ms, "COMBINE_FUNCTION_MILLIS": 5},
+                    tc: {"MAP_INPUT_RECORDS": 40}}
                 for t, ms in (("m0", 300), ("m1", 90), ("m2", 40))}
     columns = find_probe(_record(n_maps=3), conf, tasks=tasks, task_counters=counters).columns
     # m0 started first; m1 and m2 ran warm: 200 + 80 ms, 90 + 40 ms of functions + 2 × 5
     assert columns["probe_map_later_task_ms"] == 280.0
     assert columns["probe_map_later_function_ms"] == 140.0
-    # a later map without the wrapper's counter, or one map: nothing to tell apart
-    bare = {**counters, "m2": {"org.apache.hadoop.mapreduce.TaskCounter": {"CPU_MILLISECONDS": 9}}}
-    for args in ((tasks, bare), (tasks[1:2] + tasks[3:], counters), ((), {})):
+    # an attempt with no start (a history server's row may lack it) is not a map that ran
+    unstarted = [*tasks[:2], {**tasks[2], "start_time_ms": None}]
+    columns = find_probe(_record(), conf, tasks=unstarted, task_counters=counters).columns
+    assert (columns["probe_map_later_task_ms"], columns["probe_map_later_function_ms"]) == \
+        (200.0, 95.0)
+    # a later map without the wrapper's counter, an empty map (the local engine's probe has
+    # one), or one map: nothing to tell apart
+    bare = {**counters, "m2": {tc: {"MAP_INPUT_RECORDS": 40, "CPU_MILLISECONDS": 9}}}
+    empty = {**counters, "m2": {**counters["m2"], tc: {"MAP_INPUT_RECORDS": 0}}}
+    for args in ((tasks, bare), (tasks, empty), (tasks[1:2] + tasks[3:], counters), ((), {})):
         columns = find_probe(_record(), conf, tasks=args[0], task_counters=args[1]).columns
         assert columns["probe_map_later_task_ms"] is None
         assert columns["probe_map_later_function_ms"] is None

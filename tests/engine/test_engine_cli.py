@@ -130,8 +130,13 @@ def test_probe_hadoop_commands_for_an_uber_job(programs, three_lines, tmp_path, 
             "--hadoop", "--print-commands"]
     assert main(_probe_args(programs, three_lines, *uber, "--sample-dir",
                             str(tmp_path / "probed"))) == 0
-    assert "hadoop jar" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "hadoop jar" in out
+    # several maps and a reduce: the sample in two files, so that the probe's second map runs
+    # warm, as the job's later maps will
     assert (tmp_path / "probed" / "0" / "three.txt").is_file()
+    assert (tmp_path / "probed" / "1" / "three.txt").is_file()
+    assert "mapreduce.job.ubertask.maxmaps=2" in out and out.count("-input ") == 2
     assert main(_probe_args(programs, three_lines, *uber, "--uber-from-history",
                             "--sample-dir", str(tmp_path / "unprobed"))) == 0
     out = capsys.readouterr().out

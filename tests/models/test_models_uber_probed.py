@@ -169,8 +169,8 @@ def test_a_map_only_job_never_takes_less_than_its_functions_or_more_than_per_map
 
 def test_no_committing_tasks_take_no_time():
     from jobsize.models.scaling import _committing
-    assert _committing(0.0, 1.4, 1.0) == 0.0
-    assert _committing(3.0, 1.4, 1.0) == pytest.approx(1.0 + 3 * 0.4)
+    assert _committing(0.0, 1.4, 1.0, 0.0) == 0.0
+    assert _committing(3.0, 1.4, 1.0, 0.0) == pytest.approx(1.0 + 3 * 0.4)
 
 
 def test_the_later_maps_of_a_job_with_reduces_take_what_the_probes_later_map_took():
@@ -198,18 +198,20 @@ def test_without_the_later_maps_timed_apart_every_map_takes_the_mean():
     assert uber_task_times({**empty, **timed}) == uber_task_times(empty)
 
 
-@given(first=st.floats(0.0, 1e4), later=st.floats(0.0, 1e4), n_maps=st.integers(1, 9))
-def test_maps_as_warm_as_the_first_take_what_they_took_before(first, later, n_maps):
-    # the probe's later map took as long beyond its functions as its first: every map takes
-    # the mean, as without the later map timed apart; a faster later map makes the job faster
-    functions = 1400.0
-    same = {**PROBE, "n_maps": float(n_maps), "probe_map_task_ms": functions + 2 * first,
-            "probe_map_later_task_ms": 700.0 + first, "probe_map_later_function_ms": 700.0}
-    plain = {k: v for k, v in same.items() if not k.startswith("probe_map_later")}
-    assert uber_task_times(same)[0] == pytest.approx(uber_task_times(plain)[0])
-    warm = {**same, "probe_map_task_ms": functions + first + min(first, later),
-            "probe_map_later_task_ms": 700.0 + min(first, later)}
-    assert uber_task_times(warm)[0] <= uber_task_times(plain)[0] + 1e-9
+@given(first=st.floats(0.0, 1e4), later=st.floats(0.0, 1e4), n_maps=st.integers(2, 9))
+def test_the_job_takes_its_first_map_cold_and_the_rest_warm(first, later, n_maps):
+    # the probe's maps took `first` and `later` ms beyond 700 ms of functions each: the job's
+    # first map takes `first`, its other n - 1 maps `later` each; the mean rule's n × the mean
+    # is the same only where the two are equal
+    job = {**PROBE, "n_maps": float(n_maps), "probe_combine_function_ms": 0.0,
+           "probe_map_function_ms": 1400.0, "probe_map_task_ms": 1400.0 + first + later,
+           "probe_map_later_task_ms": 700.0 + later, "probe_map_later_function_ms": 700.0}
+    mean = {k: v for k, v in job.items() if not k.startswith("probe_map_later")}
+    functions = uber_task_times({**mean, "probe_map_task_ms": 1400.0})[0]
+    assert uber_task_times(job)[0] == pytest.approx(functions + (first + (n_maps - 1) * later)
+                                                    / 1000, rel=1e-9, abs=1e-9)
+    assert uber_task_times(mean)[0] == pytest.approx(functions + n_maps * (first + later) / 2000,
+                                                     rel=1e-9, abs=1e-9)
 
 
 def test_each_task_takes_a_probe_tasks_timing_wrapper_less():
@@ -224,11 +226,18 @@ def test_each_task_takes_a_probe_tasks_timing_wrapper_less():
     assert huge == pytest.approx((1.2 / 0.25 + 0.2 / 0.25, 0.2 / 0.25))
 
 
-def test_the_commit_poll_is_told_from_the_wrapped_task_time():
-    # a map-only probe whose map waited the poll: 1.1 s beyond its functions, 0.2 s of it its
-    # wrapper's; the job's five maps pay the poll once and 5 × (0.1 - 0.1 wrapper) besides
+def test_the_commit_poll_is_told_from_the_wrapped_task_time_and_kept_whole():
+    # a map-only probe whose map waited the poll: 1.05 s beyond its functions, 0.1 s of it its
+    # wrapper's (0.95 s without); the job's five maps pay the poll once, and nothing besides
     job = {**PROBE, "n_maps": 5.0, "n_reduces": 0.0, "probe_map_tasks": 1.0,
            "probe_combine_function_ms": 0.0, "probe_map_function_ms": 400.0,
-           "probe_map_task_ms": 1500.0, "probe_map_wrapper_ms": 100.0}
-    se_m, _ = uber_task_times(job)
-    assert se_m == pytest.approx(0.4 / 0.25 + 1.0 + 5 * 0.1 - 5 * 0.1)
+           "probe_map_task_ms": 1450.0, "probe_map_wrapper_ms": 100.0}
+    assert uber_task_times(job)[0] == pytest.approx(0.4 / 0.25 + 1.0)
+    # a wrapper longer than what the probe's map took besides the poll takes none of it away
+    assert uber_task_times({**job, "probe_map_wrapper_ms": 300.0})[0] == \
+        pytest.approx(0.4 / 0.25 + 1.0)
+    # nor from the cold first map's time where the later maps are timed apart
+    warm = {**PROBE, "probe_map_later_task_ms": 300.0, "probe_map_later_function_ms": 250.0,
+            "probe_map_wrapper_ms": 120.0}
+    # first map 0.35 s beyond, less 0.06; the later 0.05 s, less 0.06: none
+    assert uber_task_times(warm)[0] == pytest.approx(1.2 / 0.25 + 0.2 / 0.25 + 0.29)
