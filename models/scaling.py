@@ -468,10 +468,10 @@ def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tas
                                   for name in ("task", "function"))
     if (probe_tasks < 2 or tasks < 1 or not math.isfinite(later_task + later_function)
             or math.isfinite(_known_one(job, "probe_map_task_fixed_ms"))):
-        return tasks * max(probe_s / probe_tasks - wrapper_s, 0.0)
+        return tasks * _unwrapped(probe_s / probe_tasks, wrapper_s)
     later_s = max(later_task - later_function, 0.0) * _MS
-    return (max(probe_s - later_s - wrapper_s, 0.0)
-            + (tasks - 1) * max(later_s / (probe_tasks - 1) - wrapper_s, 0.0))
+    return (_unwrapped(probe_s - later_s, wrapper_s)
+            + (tasks - 1) * _unwrapped(later_s / (probe_tasks - 1), wrapper_s))
 
 
 def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float) -> float:
@@ -490,8 +490,14 @@ def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: flo
     if tasks <= 0:
         return 0.0
     if probe_s < COMMIT_POLL_S:
-        return tasks * max(probe_s / probe_tasks - wrapper_s, 0.0)
-    return COMMIT_POLL_S + tasks * max((probe_s - COMMIT_POLL_S) / probe_tasks - wrapper_s, 0.0)
+        return tasks * _unwrapped(probe_s / probe_tasks, wrapper_s)
+    return COMMIT_POLL_S + tasks * _unwrapped((probe_s - COMMIT_POLL_S) / probe_tasks, wrapper_s)
+
+
+def _unwrapped(task_s: float, wrapper_s: float) -> float:
+    """A probe task's ``task_s`` beyond its functions less its ``wrapper_s`` in the timing
+    wrapper (the job's tasks run unwrapped), never below nothing."""
+    return max(task_s - wrapper_s, 0.0)
 
 
 def _beyond_functions(job: Mapping[str, float], phase: str, also: tuple[str, ...] = ()

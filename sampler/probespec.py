@@ -78,8 +78,8 @@ PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_func
 #: The timing wrapper's own time: only a cluster probe of functions the wrapper runs.
 PROBE_WRAPPER: tuple[str, ...] = ("probe_map_wrapper_ms", "probe_reduce_wrapper_ms")
 #: Probe columns every probe of a job that is not uber fills.
-PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_SHAPE
-                                        and c not in PROBE_LATER and c not in PROBE_WRAPPER)
+PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS
+                                        if c not in PROBE_SHAPE + PROBE_LATER + PROBE_WRAPPER)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
