@@ -152,6 +152,7 @@ def find_probe(record: Mapping[str, Any], conf: Mapping[str, str], *,
     columns = probe_columns(record, fraction=_fraction(conf, source),
                             input_bytes=sample_bytes, n_reduces=n_reduces)
     columns.update(later_maps(tasks, task_counters or {}))
+    columns.update(task_start(record, tasks))
     return Probe(job_id=str(record["job_id"]), probe_for=target.strip() or None,
                  probe_id=probe_identity(conf), submit_time_ms=record.get("submit_time_ms"),
                  state=record.get("state"), columns=columns)
@@ -270,6 +271,18 @@ def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, C
                                                for t in maps[1:]))
     out["probe_map_later_function_ms"] = function
     return out
+
+
+def task_start(record: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]]
+               ) -> dict[str, float | None]:
+    """``probe_task_start_ms``: from the probe job's launch to its first attempt's start — what
+    the ApplicationMaster does before an uber job's tasks run. Null without attempts (the
+    history server's job list) or a launch time."""
+    launch = record.get("launch_time_ms")
+    starts = [t["start_time_ms"] for t in tasks if t.get("start_time_ms") is not None]
+    if launch is None or pd.isna(launch) or not starts:
+        return {"probe_task_start_ms": None}
+    return {"probe_task_start_ms": float(max(0, min(starts) - launch))}
 
 
 def _per_task(startup_ms: float | None, tasks: int | None, function_ms: float | None

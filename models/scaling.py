@@ -67,6 +67,10 @@ SORT_COLUMNS = ("map_sort_mb", "map_spill_percent", "combine_min_spills")
 _MS = 1e-3
 #: Seconds a task waits between its asks to commit (Hadoop's ``Task.commit``, a constant).
 COMMIT_POLL_S = 1.0
+#: Seconds from an uber job's launch to its ApplicationMaster's first heartbeat to the
+#: ResourceManager, before which it refuses every commit
+#: (``yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms``, 1000 by default).
+AM_HEARTBEAT_S = 1.0
 
 #: The job's own columns behind each quantity (``features="actual"``).
 ACTUAL_COLUMNS: dict[str, str] = {
@@ -423,7 +427,7 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
 UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
                                        "probe_map_task_fixed_ms", "probe_map_later_task_ms",
                                        "probe_map_later_function_ms", "probe_map_wrapper_ms",
-                                       "probe_reduce_wrapper_ms")
+                                       "probe_reduce_wrapper_ms", "probe_task_start_ms")
 
 
 def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
@@ -436,21 +440,27 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     the ApplicationMaster, as each of the job's will. Not eq 6 and 7, whose per-task terms are a
     task's own container and JVM, which an uber job never starts. Tasks with output to commit
     (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
-    per task (:func:`_committing`); the maps of a job with reduces commit nothing, and the
-    later ones run warm (:func:`_warm_maps`). A probe task's timing wrapper is its own, not
-    the job's: each of the job's tasks takes a probe task's mean wrapper time less
-    (``probe_*_wrapper_ms``), never less than nothing."""
+    per task (:func:`_committing`), and only where the first of them asks early; the maps of
+    a job with reduces commit nothing, and the later ones run warm (:func:`_warm_maps`). A
+    probe task's timing wrapper is its own, not the job's: each of the job's tasks takes a
+    probe task's mean wrapper time less (``probe_*_wrapper_ms``), never less than nothing."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
+    start = _known_one(job, "probe_task_start_ms") * _MS
     if q["N_r"] <= 0:
-        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m), 0.0
+        probe_ask = start + _known_one(job, "probe_map_task_ms") * _MS
+        before = start + (q["MFE"] + q["CFE"]) / max(q["N_m"], 1.0)
+        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m, (before, probe_ask)), 0.0
     se_m = q["MFE"] + q["CFE"] + _warm_maps(job, q["N_m"], *beyond_m)
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
-    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r)
+    probe_ask = start + sum(_known_one(job, f"probe_{phase}_task_ms") * _MS
+                            for phase in ("map", "reduce"))
+    before = start + se_m + q["RFE"] / q["N_r"]
+    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r, (before, probe_ask))
 
 
 def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float,
@@ -474,24 +484,35 @@ def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tas
             + (tasks - 1) * _unwrapped(later_s / (probe_tasks - 1), wrapper_s))
 
 
-def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float) -> float:
+def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float,
+                asks: tuple[float, float] = (math.nan, math.nan)) -> float:
     """What ``tasks`` tasks that commit output take beyond their functions (s), the probe's
     ``probe_tasks`` having taken ``probe_s`` together, ``wrapper_s`` each of it in their timing
-    wrappers.
+    wrappers. ``asks``: when, in s from its launch, the job's first committing task has done
+    all but what it takes beyond its functions, and when the probe's ran out (wait and all).
 
     Hadoop's ``Task.commit`` asks the ApplicationMaster ``canCommit`` and sleeps
-    :data:`COMMIT_POLL_S` between asks. In an uber job the first committing task's first ask
-    comes before the ApplicationMaster has taken its commit-pending event, so it nearly always
-    waits one poll; later tasks mostly find the answer ready. Where the probe's tasks took a
-    poll or more (wrapper and all), that poll is the probe's first task's wait: the job pays it
-    once and each of its tasks what a probe task took besides. (A probe task that waited took
-    over 1.07 s beyond its functions on Hadoop, one that did not at most 0.45 s; the threshold
-    lies between.)"""
+    :data:`COMMIT_POLL_S` between asks; the ApplicationMaster refuses every commit until it
+    has heard from the ResourceManager, which an uber job's first does
+    :data:`AM_HEARTBEAT_S` after its launch. So a job whose first committing task asks before
+    that waits one poll; later asks race the ApplicationMaster's taking the task's
+    commit-pending event, and mostly win (41 of 74 on the Hadoop draws). Where the probe's
+    tasks took a poll or more (wrapper and all), that poll is the probe's first task's wait;
+    each of the job's tasks takes what a probe task took besides, and the job pays the poll
+    once where its first ask comes early. Without the asks' times (a probe read from counters
+    alone), or where the probe asked early and did not wait (no such refusal: the local
+    engine), the job waits where the probe did. (A probe task that waited took over 1.07 s
+    beyond its functions on Hadoop, one that did not at most 0.45 s; the threshold lies
+    between.)"""
     if tasks <= 0:
         return 0.0
-    if probe_s < COMMIT_POLL_S:
-        return tasks * _unwrapped(probe_s / probe_tasks, wrapper_s)
-    return COMMIT_POLL_S + tasks * _unwrapped((probe_s - COMMIT_POLL_S) / probe_tasks, wrapper_s)
+    waited = probe_s >= COMMIT_POLL_S
+    each = _unwrapped((probe_s - COMMIT_POLL_S * waited) / probe_tasks, wrapper_s)
+    before, probe_ask = asks
+    probe_ask -= COMMIT_POLL_S * waited
+    if math.isfinite(before + probe_ask) and (waited or probe_ask >= AM_HEARTBEAT_S):
+        waited = before + each < AM_HEARTBEAT_S
+    return COMMIT_POLL_S * waited + tasks * each
 
 
 def _unwrapped(task_s: float, wrapper_s: float) -> float:

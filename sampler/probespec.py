@@ -77,9 +77,13 @@ PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
 PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_function_ms")
 #: The timing wrapper's own time: only a cluster probe of functions the wrapper runs.
 PROBE_WRAPPER: tuple[str, ...] = ("probe_map_wrapper_ms", "probe_reduce_wrapper_ms")
+#: When the probe's first task started after its launch: read from its attempts (a cluster
+#: probe's ``.jhist``; :func:`jobsize.collectors.probe_join.task_start`).
+PROBE_START: tuple[str, ...] = ("probe_task_start_ms",)
+#: The probe columns only a probe's history gives, or only some probes fill.
+PROBE_OPTIONAL: tuple[str, ...] = PROBE_SHAPE + PROBE_LATER + PROBE_WRAPPER + PROBE_START
 #: Probe columns every probe of a job that is not uber fills.
-PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS
-                                        if c not in PROBE_SHAPE + PROBE_LATER + PROBE_WRAPPER)
+PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_OPTIONAL)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"
@@ -406,9 +410,9 @@ def probe_record(
     record["probe_combine_function_fixed_ms"] = (
         None if cir == 0 or combine_startup_ms is None else float(combine_startup_ms))
     record.update(_task_times(tasks, task_ms, empty_tasks, empty_task_ms, map_only))
-    # counters alone do not say which map ran first (the probe's history does); the local
-    # engine times its functions itself, unwrapped
-    record.update(dict.fromkeys(PROBE_LATER + PROBE_WRAPPER))
+    # counters alone do not say which map ran first, nor when (the probe's history does); the
+    # local engine times its functions itself, unwrapped
+    record.update(dict.fromkeys(PROBE_LATER + PROBE_WRAPPER + PROBE_START))
     assert set(record) == set(PROBE_COLUMNS), "probe record out of step with the schema"
     return {column: record[column] for column in PROBE_COLUMNS}
 

@@ -175,9 +175,11 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         "probe_map_task_ms": 400.0, "probe_reduce_task_ms": 150.0,
         "probe_map_task_fixed_ms": None, "probe_reduce_task_fixed_ms": None,
         "probe_combine_runs": 0, "probe_combine_function_fixed_ms": None,
-        # no attempts given: no later maps timed apart; no timing wrapper's own time
+        # no attempts given: no later maps timed apart, no first task's start; no timing
+        # wrapper's own time
         "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
-        "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None}
+        "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None,
+        "probe_task_start_ms": None}
     combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
     assert combined.columns["probe_combine_function_ms"] == 4.0
     # the wrapper's own time, as a history's counters hold it (a side's, or the total)
@@ -226,6 +228,17 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
         columns = find_probe(_record(), conf, tasks=args[0], task_counters=args[1]).columns
         assert columns["probe_map_later_task_ms"] is None
         assert columns["probe_map_later_function_ms"] is None
+
+
+def test_the_probes_first_task_start_is_timed_from_its_launch():
+    conf = {"jobsize.probe.for": "wc", "jobsize.probe.fraction": "0.125"}
+    tasks = [_attempt("r0", "REDUCE", 1800, 2000), _attempt("m0", "MAP", 1250, 1450),
+             {**_attempt("m1", "MAP", None, None)}]
+    columns = find_probe(_record(launch_time_ms=1100), conf, tasks=tasks).columns
+    assert columns["probe_task_start_ms"] == 150.0
+    # no launch time, or no attempt that started: nothing to tell
+    for record, attempts in ((_record(), tasks), (_record(launch_time_ms=1100), tasks[2:])):
+        assert find_probe(record, conf, tasks=attempts).columns["probe_task_start_ms"] is None
 
 
 def test_a_probe_whose_functions_the_timing_wrapper_started_empty_has_fixed_costs():

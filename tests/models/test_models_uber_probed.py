@@ -241,3 +241,59 @@ def test_the_commit_poll_is_told_from_the_wrapped_task_time_and_kept_whole():
             "probe_map_wrapper_ms": 120.0}
     # first map 0.35 s beyond, less 0.06; the later 0.05 s, less 0.06: none
     assert uber_task_times(warm)[0] == pytest.approx(1.2 / 0.25 + 0.2 / 0.25 + 0.29)
+
+
+#: A one-map, one-reduce uber job probed over all its input, its probe's first task started
+#: 0.3 s after its launch: map 0.2 s (0.1 s its function), reduce 0.25 s (0.1 s its function).
+#: Its reduce asks to commit 0.3 + 0.2 + 0.25 = 0.75 s after its launch.
+EARLY = {"n_maps": 1.0, "n_reduces": 1.0, "map_input_bytes": 1e6, "probe_fraction": 1.0,
+         "probe_map_tasks": 1.0, "probe_map_task_ms": 200.0, "probe_map_function_ms": 100.0,
+         "probe_reduce_tasks": 1.0, "probe_reduce_task_ms": 1250.0,
+         "probe_reduce_function_ms": 100.0, "probe_map_output_records": 1000.0,
+         "probe_reduce_input_records": 1000.0, "probe_task_start_ms": 300.0}
+
+
+def test_a_reduce_that_asks_before_the_first_heartbeat_waits_a_poll_whatever_its_probe_did():
+    # the probe's reduce waited (1.15 s beyond its function): the job's asks as early, waits
+    assert uber_task_times(EARLY)[1] == pytest.approx(0.1 + 1.0 + 0.15)
+    # a probe slowed by its timing wrappers (0.15 s a task) asked after the heartbeat
+    # (0.3 + 0.55 + 0.35 s) and did not wait; the job, unwrapped, asks at 0.3 + 0.4 + 0.1 +
+    # 0.1 s, before it, and waits
+    wrapped = {**EARLY, "probe_map_task_ms": 550.0, "probe_reduce_task_ms": 350.0,
+               "probe_map_wrapper_ms": 150.0, "probe_reduce_wrapper_ms": 150.0}
+    assert uber_task_times(wrapped) == pytest.approx((0.1 + 0.3, 0.1 + 1.0 + 0.1))
+    # without the probe's start, the job waits where its probe did (it did not)
+    assert uber_task_times({**wrapped, "probe_task_start_ms": math.nan})[1] == (
+        pytest.approx(0.1 + 0.1))
+
+
+def test_a_reduce_asking_after_the_first_heartbeat_pays_no_poll_though_its_probe_waited():
+    # eight times the input: the maps take 8 × 0.1 s of function beyond the probe's set-up, so
+    # the reduce asks after the heartbeat; the probe's wait was the early refusal, not the job's
+    big = {**EARLY, "n_maps": 8.0, "map_input_bytes": 8e6, "probe_fraction": 0.125}
+    se_m, se_r = uber_task_times(big)
+    assert 0.3 + se_m + 0.8 >= 1.0
+    assert se_r == pytest.approx(0.8 + 0.15)
+    # the same job read from counters alone (no start time): the probe's wait is the job's
+    assert uber_task_times({**big, "probe_task_start_ms": math.nan})[1] == (
+        pytest.approx(0.8 + 1.0 + 0.15))
+
+
+def test_a_probe_that_asked_early_and_did_not_wait_turns_the_heartbeat_rule_off():
+    # the local engine refuses no early commit: its probe asked at 0.75 s and went on
+    local = {**EARLY, "probe_reduce_task_ms": 250.0}
+    assert uber_task_times(local)[1] == pytest.approx(0.1 + 0.15)
+    # on Hadoop the same job would have waited
+    assert uber_task_times(EARLY)[1] == pytest.approx(0.1 + 1.0 + 0.15)
+
+
+def test_a_map_only_job_whose_first_map_asks_late_pays_no_poll():
+    # 1 s of map function in the probe's one map (a fifth of the input), 1.3 s beyond it, a
+    # second of that the wait; the job's first map asks at 0.3 + 5 s / 5 + 0.3 s: after the
+    # heartbeat
+    slow = {**MAP_ONLY, "probe_map_task_ms": 2300.0, "probe_map_function_ms": 1000.0,
+            "probe_task_start_ms": 300.0}
+    assert uber_task_times(slow)[0] == pytest.approx(1.0 / 0.2 + 5 * 0.3)
+    # a quick one asks at 0.3 + 0.2 + 0.3 s: before it, and waits once
+    quick = {**MAP_ONLY, "probe_task_start_ms": 300.0}
+    assert uber_task_times(quick)[0] == pytest.approx(0.2 / 0.2 + 1.0 + 5 * 0.3)

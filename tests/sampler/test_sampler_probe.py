@@ -164,10 +164,11 @@ def test_probe_record_reads_the_counters() -> None:
         "probe_combine_runs": 0,
         "probe_map_cpu_ms": None, "probe_reduce_cpu_ms": None, "probe_map_processes": None,
         "probe_reduce_input_groups": 50,
-        # the local engine's probe record does not time its later maps apart, and its
-        # functions run unwrapped
+        # the local engine's probe record does not time its later maps apart, nor from its
+        # launch, and its functions run unwrapped
         "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
         "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None,
+        "probe_task_start_ms": None,
     }
     frame = records([{"job_id": "j", **rec}])  # every column has the schema's type
     schema = {c.name: c.dtype for c in JOB_COLUMNS}
