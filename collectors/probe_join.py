@@ -242,15 +242,16 @@ def probe_columns(record: Mapping[str, Any], *, fraction: float | None,
 
 def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, Counters]
                ) -> dict[str, float | None]:
-    """``probe_map_later_task_ms`` and ``probe_map_later_function_ms``: the summed elapsed time
-    of the probe's map tasks after its first (by start time) and their MFE + CFE from their
-    own counters. An uber job runs its maps one after another in one JVM: the first pays what
-    a cold JVM pays (class loading, compiling), the later ones run warm, as an uber job's later
-    maps do. Null with fewer than two finished maps, where a map read no record, or where a
-    map has no ``MAP_FUNCTION_MILLIS`` counter (no timing wrapper, or a history without task
+    """``probe_map_later_task_ms``, ``probe_map_later_function_ms`` and
+    ``probe_map_later_input_share``: the summed elapsed time of the probe's map tasks after its
+    first (by start time), their MFE + CFE from their own counters, and their share of the
+    maps' input records. An uber job runs its maps one after another in one JVM: the first pays
+    what a cold JVM pays (class loading, compiling), the later ones run warm, as an uber job's
+    later maps do. Null with fewer than two finished maps, where a map read no record, or where
+    a map has no ``MAP_FUNCTION_MILLIS`` counter (no timing wrapper, or a history without task
     counters: the history server's job list)."""
-    out: dict[str, float | None] = {"probe_map_later_task_ms": None,
-                                    "probe_map_later_function_ms": None}
+    out: dict[str, float | None] = dict.fromkeys((
+        "probe_map_later_task_ms", "probe_map_later_function_ms", "probe_map_later_input_share"))
     maps = sorted((t for t in tasks if t.get("task_type") == "MAP"
                    and t.get("status") == "SUCCEEDED" and t.get("start_time_ms") is not None
                    and t.get("finish_time_ms") is not None),
@@ -258,9 +259,11 @@ def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, C
     if len(maps) < 2:
         return out
     function = 0.0
+    records = []
     for task in maps:
         counters = task_counters.get(task["task_id"], {})
-        if not lookup(counters, _TASK_GROUP, "MAP_INPUT_RECORDS"):
+        records.append(lookup(counters, _TASK_GROUP, "MAP_INPUT_RECORDS") or 0)
+        if not records[-1]:
             return out  # an empty map (the local engine's probe has one): not like the job's
         group = counters.get(FUNCTION_TIME_GROUP, {})
         if MAP_FUNCTION_COUNTER not in group:
@@ -270,6 +273,7 @@ def later_maps(tasks: Sequence[Mapping[str, Any]], task_counters: Mapping[str, C
     out["probe_map_later_task_ms"] = float(sum(max(0, t["finish_time_ms"] - t["start_time_ms"])
                                                for t in maps[1:]))
     out["probe_map_later_function_ms"] = function
+    out["probe_map_later_input_share"] = sum(records[1:]) / sum(records)
     return out
 
 

@@ -289,6 +289,8 @@ JOB_COLUMNS: tuple[Column, ...] = (
        "tasks after its first, where it ran several in one JVM (uber mode): warm tasks"),
     _c("probe_map_later_function_ms", "Float64", "ms", "MFE + CFE of those later map tasks, "
        "from their own counters"),
+    _c("probe_map_later_input_share", "Float64", "fraction", "share of the probe's map input "
+       "records those later map tasks read"),
     _c("probe_task_start_ms", "Float64", "ms", "from the probe job's launch to its first task's "
        "start: the ApplicationMaster's set-up before an uber job's tasks run"),
 )

@@ -427,7 +427,8 @@ def _combiner_runs_one(n_m: float, mo: float, sort_mb: float, spill_percent: flo
 UBER_PROBE_COLUMNS: tuple[str, ...] = ("probe_map_task_ms", "probe_reduce_task_ms",
                                        "probe_map_task_fixed_ms", "probe_map_later_task_ms",
                                        "probe_map_later_function_ms", "probe_map_wrapper_ms",
-                                       "probe_reduce_wrapper_ms", "probe_task_start_ms")
+                                       "probe_reduce_wrapper_ms", "probe_task_start_ms",
+                                       "probe_map_later_input_share")
 
 
 def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
@@ -441,7 +442,8 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     task's own container and JVM, which an uber job never starts. Tasks with output to commit
     (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
     per task (:func:`_committing`), and only where the first of them asks early; the maps of
-    a job with reduces commit nothing, and the later ones run warm (:func:`_warm_maps`). A
+    a job with reduces commit nothing, and the later ones run warm (:func:`_warm_maps`), as
+    do functions that run in the JVM (:func:`_warm_functions`). A
     probe task's timing wrapper is its own, not the job's: each of the job's tasks takes a
     probe task's mean wrapper time less (``probe_*_wrapper_ms``), never less than nothing."""
     q = probe_one(job, key_cost)
@@ -453,7 +455,7 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
         probe_ask = start + _known_one(job, "probe_map_task_ms") * _MS
         before = start + (q["MFE"] + q["CFE"]) / max(q["N_m"], 1.0)
         return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m, (before, probe_ask)), 0.0
-    se_m = q["MFE"] + q["CFE"] + _warm_maps(job, q["N_m"], *beyond_m)
+    se_m = _warm_functions(job, q["MFE"] + q["CFE"]) + _warm_maps(job, q["N_m"], *beyond_m)
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
@@ -461,6 +463,29 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
                             for phase in ("map", "reduce"))
     before = start + se_m + q["RFE"] / q["N_r"]
     return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r, (before, probe_ask))
+
+
+def _warm_functions(job: Mapping[str, float], functions_s: float) -> float:
+    """An uber job's MFE + CFE (s) where its map and combine functions run in the task's JVM,
+    ``functions_s`` being them scaled from the probe's whole time (eq 8).
+
+    The JVM compiles a function's code as it runs it: the probe's first map paid for that once,
+    its later maps (``probe_map_later_function_ms`` over ``probe_map_later_input_share`` of
+    its records) ran warm. So the job's functions take the warm rate over all their records,
+    scaled as the probe's whole time is, plus the cold excess the probe's first map paid
+    beyond that rate, once — never more than ``functions_s``. A function the timing wrapper
+    runs (``probe_map_wrapper_ms``: a process of its own in every task) starts cold in every
+    map and keeps ``functions_s``; so does a probe without its later maps timed apart."""
+    later = _known_one(job, "probe_map_later_function_ms")
+    share = _known_one(job, "probe_map_later_input_share")
+    probe = (_function_ms_one(job, "map") + _known_one(job, "probe_combine_function_ms", 0.0))
+    if (_known_one(job, "probe_map_wrapper_ms", 0.0) > 0 or not 0 < share < 1
+            or not math.isfinite(later + probe) or probe <= 0):
+        return functions_s
+    warm = later / share  # the probe's whole input at the warm rate (ms)
+    if warm >= probe:
+        return functions_s
+    return functions_s * warm / probe + (probe - warm) * _MS
 
 
 def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float,

@@ -74,7 +74,8 @@ PROBE_SHAPE: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c.endswith(
     ("_split", "_fixed_ms", "_startup_ms", "_exponent")))
 #: The later maps' columns: only a probe that ran two maps or more, read from its history
 #: (:func:`jobsize.collectors.probe_join.later_maps`).
-PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_function_ms")
+PROBE_LATER: tuple[str, ...] = ("probe_map_later_task_ms", "probe_map_later_function_ms",
+                                "probe_map_later_input_share")
 #: The timing wrapper's own time: only a cluster probe of functions the wrapper runs.
 PROBE_WRAPPER: tuple[str, ...] = ("probe_map_wrapper_ms", "probe_reduce_wrapper_ms")
 #: When the probe's first task started after its launch: read from its attempts (a cluster

@@ -178,6 +178,7 @@ def test_a_probe_is_recognised_by_its_properties_and_reads_them():
         # no attempts given: no later maps timed apart, no first task's start; no timing
         # wrapper's own time
         "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
+        "probe_map_later_input_share": None,
         "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None,
         "probe_task_start_ms": None}
     combined = find_probe(_record(combine_input_records=50, combine_function_ms=4.0), conf)
@@ -215,6 +216,7 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
     # m0 started first; m1 and m2 ran warm: 200 + 80 ms, 90 + 40 ms of functions + 2 × 5
     assert columns["probe_map_later_task_ms"] == 280.0
     assert columns["probe_map_later_function_ms"] == 140.0
+    assert columns["probe_map_later_input_share"] == pytest.approx(2 / 3)  # 80 of 120 records
     # an attempt with no start (a history server's row may lack it) is not a map that ran
     unstarted = [*tasks[:2], {**tasks[2], "start_time_ms": None}]
     columns = find_probe(_record(), conf, tasks=unstarted, task_counters=counters).columns
@@ -228,6 +230,7 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
         columns = find_probe(_record(), conf, tasks=args[0], task_counters=args[1]).columns
         assert columns["probe_map_later_task_ms"] is None
         assert columns["probe_map_later_function_ms"] is None
+        assert columns["probe_map_later_input_share"] is None
 
 
 def test_the_probes_first_task_start_is_timed_from_its_launch():

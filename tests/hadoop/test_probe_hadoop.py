@@ -67,6 +67,7 @@ def test_an_uber_jobs_probe_times_a_warm_map_apart(hadoop_cluster, books, capsys
     later, function = job["probe_map_later_task_ms"], job["probe_map_later_function_ms"]
     assert 0 < function < job["probe_map_function_ms"]
     assert 0 < later < job["probe_map_task_ms"]
+    assert 0 < job["probe_map_later_input_share"] < 1  # the second file's records
     assert job["probe_fraction"] == pytest.approx(1 / 4, rel=0.05)
     # the ApplicationMaster's set-up before the uber task ran: its attempts start after launch
     assert 0 <= job["probe_task_start_ms"] < job["probe_wall_ms"]

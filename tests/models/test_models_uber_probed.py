@@ -297,3 +297,34 @@ def test_a_map_only_job_whose_first_map_asks_late_pays_no_poll():
     # a quick one asks at 0.3 + 0.2 + 0.3 s: before it, and waits once
     quick = {**MAP_ONLY, "probe_task_start_ms": 300.0}
     assert uber_task_times(quick)[0] == pytest.approx(0.2 / 0.2 + 1.0 + 5 * 0.3)
+
+
+#: PROBE's maps run warm after the first: its second map read half the records and spent
+#: 250 ms of the 1.4 s in the map and combine functions; the functions run in the JVM.
+WARM = {**PROBE, "probe_map_later_task_ms": 300.0, "probe_map_later_function_ms": 250.0,
+        "probe_map_later_input_share": 0.5}
+
+
+def test_functions_in_the_jvm_run_warm_after_the_first_map_paid_for_compiling_them():
+    # the whole sample at the warm rate: 500 ms, so the first map paid 900 ms cold excess once;
+    # the job's functions, scaled from the probe's 1.4 s to 5.6 s, take 500 / 1400 of that
+    # plus the excess
+    beyond = 0.35 + 3 * 0.05
+    assert uber_task_times(WARM)[0] == pytest.approx(5.6 * 500 / 1400 + 0.9 + beyond)
+    # the reduce is one task: cold as the probe's
+    assert uber_task_times(WARM)[1] == uber_task_times(PROBE)[1]
+
+
+def test_functions_that_start_cold_in_every_task_or_not_timed_apart_keep_the_scaled_time():
+    functions, beyond = 1.2 / 0.25 + 0.2 / 0.25, 0.35 + 3 * 0.05
+    # the timing wrapper runs them: a process of their own in every map (0.06 s of wrapper a
+    # task: the first map 0.29 s beyond its functions, the later ones nothing)
+    wrapped = uber_task_times({**WARM, "probe_map_wrapper_ms": 120.0})[0]
+    assert wrapped == pytest.approx(functions + 0.29)
+    for share in (math.nan, 0.0, 1.0):
+        assert uber_task_times({**WARM, "probe_map_later_input_share": share})[0] == (
+            pytest.approx(functions + beyond))
+    # the later map no faster than the first (700 of the 1.4 s for half the records): nothing
+    # to take off
+    slow = {**WARM, "probe_map_later_task_ms": 750.0, "probe_map_later_function_ms": 700.0}
+    assert uber_task_times(slow)[0] == pytest.approx(functions + beyond)

@@ -167,6 +167,7 @@ def test_probe_record_reads_the_counters() -> None:
         # the local engine's probe record does not time its later maps apart, nor from its
         # launch, and its functions run unwrapped
         "probe_map_later_task_ms": None, "probe_map_later_function_ms": None,
+        "probe_map_later_input_share": None,
         "probe_map_wrapper_ms": None, "probe_reduce_wrapper_ms": None,
         "probe_task_start_ms": None,
     }
