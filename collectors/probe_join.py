@@ -41,7 +41,8 @@ kind, which a probe on a cluster does not run; so do the empty tasks'
 ``probe_*_function_startup_ms`` (no empty task ran: every probe task paid its start-up).
 Where the history has the probe's attempts and their counters (a ``.jhist``; not the history
 server's job list), a probe of two maps or more also times the maps after its first apart
-(:func:`later_maps`).
+(:func:`later_maps`), and the probe's first task's start is timed from its launch
+(:func:`task_start`).
 """
 
 from __future__ import annotations

@@ -443,26 +443,43 @@ def uber_task_times(job: Mapping[str, float], key_cost: float = 0.0
     (the maps of a map-only job, the reduces) pay the commit poll's wait once per job, not once
     per task (:func:`_committing`), and only where the first of them asks early; the maps of
     a job with reduces commit nothing, and the later ones run warm (:func:`_warm_maps`), as
-    do functions that run in the JVM (:func:`_warm_functions`). A
-    probe task's timing wrapper is its own, not the job's: each of the job's tasks takes a
-    probe task's mean wrapper time less (``probe_*_wrapper_ms``), never less than nothing."""
+    do functions that run in the JVM, in any job (:func:`_warm_functions`). A probe task's
+    timing wrapper is its own, not the job's: each of the job's tasks takes a probe task's
+    mean wrapper time less (``probe_*_wrapper_ms``), never less than nothing."""
     q = probe_one(job, key_cost)
     beyond_m = _beyond_functions(job, "map", ("combine",))
     if beyond_m is None or not math.isfinite(q["MFE"] + q["CFE"]):
         return None
-    start = _known_one(job, "probe_task_start_ms") * _MS
-    if q["N_r"] <= 0:
-        probe_ask = start + _known_one(job, "probe_map_task_ms") * _MS
-        before = start + (q["MFE"] + q["CFE"]) / max(q["N_m"], 1.0)
-        return q["MFE"] + q["CFE"] + _committing(q["N_m"], *beyond_m, (before, probe_ask)), 0.0
-    se_m = _warm_functions(job, q["MFE"] + q["CFE"]) + _warm_maps(job, q["N_m"], *beyond_m)
+    functions_m = _warm_functions(job, q["MFE"] + q["CFE"])
+    if q["N_r"] <= 0:  # the first map, cold, commits first
+        ask = _first_ask(job, (q["MFE"] + q["CFE"]) / max(q["N_m"], 1.0), "map")
+        return functions_m + _committing(q["N_m"], *beyond_m, asks=ask), 0.0
+    se_m = functions_m + _warm_maps(job, q["N_m"], *beyond_m)
     beyond_r = _beyond_functions(job, "reduce")
     if beyond_r is None or not math.isfinite(q["RFE"]):
         return None
-    probe_ask = start + sum(_known_one(job, f"probe_{phase}_task_ms") * _MS
-                            for phase in ("map", "reduce"))
-    before = start + se_m + q["RFE"] / q["N_r"]
-    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r, (before, probe_ask))
+    ask = _first_ask(job, se_m + q["RFE"] / q["N_r"], "reduce")
+    return se_m, q["RFE"] + _committing(q["N_r"], *beyond_r, asks=ask)
+
+
+def _first_ask(job: Mapping[str, float], work_s: float, phase: str) -> tuple[float, float]:
+    """When the job's first committing task (a ``phase`` task) will have done ``work_s`` of
+    its tasks' work, and when the probe's first ``phase`` task ended: s from each job's launch,
+    the ApplicationMaster's set-up before the first task (``probe_task_start_ms``) included.
+    Unknown (nan) without that set-up, and for a probe with empty tasks (the local engine's,
+    whose empty tasks' times are in its totals, and which refuses no commit)."""
+    start = _known_one(job, "probe_task_start_ms") * _MS
+    if not math.isfinite(start) or math.isfinite(_known_one(job, "probe_map_task_fixed_ms")):
+        return math.nan, math.nan
+    maps = _known_one(job, "probe_map_task_ms") * _MS
+    if phase == "map":
+        later = _known_one(job, "probe_map_later_task_ms") * _MS
+        first = maps - later if math.isfinite(later) else maps / _known_one(
+            job, "probe_map_tasks", 1.0)
+        return start + work_s, start + first
+    reduce = _known_one(job, "probe_reduce_task_ms") * _MS / _known_one(
+        job, "probe_reduce_tasks", 1.0)
+    return start + work_s, start + maps + reduce
 
 
 def _warm_functions(job: Mapping[str, float], functions_s: float) -> float:
@@ -475,17 +492,18 @@ def _warm_functions(job: Mapping[str, float], functions_s: float) -> float:
     scaled as the probe's whole time is, plus the cold excess the probe's first map paid
     beyond that rate, once — never more than ``functions_s``. A function the timing wrapper
     runs (``probe_map_wrapper_ms``: a process of its own in every task) starts cold in every
-    map and keeps ``functions_s``; so does a probe without its later maps timed apart."""
+    map and keeps ``functions_s``; so does a probe without its later maps timed apart, or
+    whose later maps' functions took no whole millisecond."""
     later = _known_one(job, "probe_map_later_function_ms")
     share = _known_one(job, "probe_map_later_input_share")
     probe = (_function_ms_one(job, "map") + _known_one(job, "probe_combine_function_ms", 0.0))
     if (_known_one(job, "probe_map_wrapper_ms", 0.0) > 0 or not 0 < share < 1
-            or not math.isfinite(later + probe) or probe <= 0):
+            or not math.isfinite(later + probe) or later <= 0):
         return functions_s
     warm = later / share  # the probe's whole input at the warm rate (ms)
     if warm >= probe:
         return functions_s
-    return functions_s * warm / probe + (probe - warm) * _MS
+    return min(functions_s * warm / probe + (probe - warm) * _MS, functions_s)
 
 
 def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tasks: float,
@@ -509,12 +527,12 @@ def _warm_maps(job: Mapping[str, float], tasks: float, probe_s: float, probe_tas
             + (tasks - 1) * _unwrapped(later_s / (probe_tasks - 1), wrapper_s))
 
 
-def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float,
+def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: float, *,
                 asks: tuple[float, float] = (math.nan, math.nan)) -> float:
     """What ``tasks`` tasks that commit output take beyond their functions (s), the probe's
     ``probe_tasks`` having taken ``probe_s`` together, ``wrapper_s`` each of it in their timing
-    wrappers. ``asks``: when, in s from its launch, the job's first committing task has done
-    all but what it takes beyond its functions, and when the probe's ran out (wait and all).
+    wrappers. ``asks`` (:func:`_first_ask`): when the job's first committing task has done all
+    but what it takes beyond its functions, and when the probe's ended, in s from launch.
 
     Hadoop's ``Task.commit`` asks the ApplicationMaster ``canCommit`` and sleeps
     :data:`COMMIT_POLL_S` between asks; the ApplicationMaster refuses every commit until it
@@ -524,20 +542,20 @@ def _committing(tasks: float, probe_s: float, probe_tasks: float, wrapper_s: flo
     commit-pending event, and mostly win (41 of 74 on the Hadoop draws). Where the probe's
     tasks took a poll or more (wrapper and all), that poll is the probe's first task's wait;
     each of the job's tasks takes what a probe task took besides, and the job pays the poll
-    once where its first ask comes early. Without the asks' times (a probe read from counters
-    alone), or where the probe asked early and did not wait (no such refusal: the local
-    engine), the job waits where the probe did. (A probe task that waited took over 1.07 s
-    beyond its functions on Hadoop, one that did not at most 0.45 s; the threshold lies
-    between.)"""
+    once where its first ask comes early. Without the asks' times, or where the probe's first
+    task ended that early without waiting (no such refusal), the job waits where the probe
+    did. (A probe task that waited took over 1.07 s beyond its functions on Hadoop, one that
+    did not at most 0.45 s; the threshold lies between.)"""
     if tasks <= 0:
         return 0.0
-    waited = probe_s >= COMMIT_POLL_S
-    each = _unwrapped((probe_s - COMMIT_POLL_S * waited) / probe_tasks, wrapper_s)
-    before, probe_ask = asks
-    probe_ask -= COMMIT_POLL_S * waited
-    if math.isfinite(before + probe_ask) and (waited or probe_ask >= AM_HEARTBEAT_S):
-        waited = before + each < AM_HEARTBEAT_S
-    return COMMIT_POLL_S * waited + tasks * each
+    probe_waited = probe_s >= COMMIT_POLL_S
+    each = _unwrapped((probe_s - (COMMIT_POLL_S if probe_waited else 0.0)) / probe_tasks,
+                      wrapper_s)
+    before, probe_end = asks
+    waits = probe_waited
+    if math.isfinite(before + probe_end) and (probe_waited or probe_end >= AM_HEARTBEAT_S):
+        waits = before + each < AM_HEARTBEAT_S
+    return (COMMIT_POLL_S if waits else 0.0) + tasks * each
 
 
 def _unwrapped(task_s: float, wrapper_s: float) -> float:

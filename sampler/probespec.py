@@ -81,10 +81,9 @@ PROBE_WRAPPER: tuple[str, ...] = ("probe_map_wrapper_ms", "probe_reduce_wrapper_
 #: When the probe's first task started after its launch: read from its attempts (a cluster
 #: probe's ``.jhist``; :func:`jobsize.collectors.probe_join.task_start`).
 PROBE_START: tuple[str, ...] = ("probe_task_start_ms",)
-#: The probe columns only a probe's history gives, or only some probes fill.
-PROBE_OPTIONAL: tuple[str, ...] = PROBE_SHAPE + PROBE_LATER + PROBE_WRAPPER + PROBE_START
 #: Probe columns every probe of a job that is not uber fills.
-PROBE_MEASURED: tuple[str, ...] = tuple(c for c in PROBE_COLUMNS if c not in PROBE_OPTIONAL)
+PROBE_MEASURED: tuple[str, ...] = tuple(
+    c for c in PROBE_COLUMNS if c not in PROBE_SHAPE + PROBE_LATER + PROBE_WRAPPER + PROBE_START)
 
 DEFAULT_QUEUE = "probing"
 DEFAULT_STREAMING_JAR = "$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar"

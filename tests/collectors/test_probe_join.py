@@ -210,18 +210,20 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
              _attempt("m1", "MAP", 1400, 1420, "KILLED")]
     tc = "org.apache.hadoop.mapreduce.TaskCounter"
     counters = {t: {"jobsize": {"MAP_FUNCTION_MILLIS": ms, "COMBINE_FUNCTION_MILLIS": 5},
-                    tc: {"MAP_INPUT_RECORDS": 40}}
-                for t, ms in (("m0", 300), ("m1", 90), ("m2", 40))}
+                    tc: {"MAP_INPUT_RECORDS": records}}
+                for t, ms, records in (("m0", 300, 60), ("m1", 90, 20), ("m2", 40, 40))}
     columns = find_probe(_record(n_maps=3), conf, tasks=tasks, task_counters=counters).columns
     # m0 started first; m1 and m2 ran warm: 200 + 80 ms, 90 + 40 ms of functions + 2 × 5
     assert columns["probe_map_later_task_ms"] == 280.0
     assert columns["probe_map_later_function_ms"] == 140.0
-    assert columns["probe_map_later_input_share"] == pytest.approx(2 / 3)  # 80 of 120 records
+    # the later maps' share of the records, not of the maps: 60 of 120
+    assert columns["probe_map_later_input_share"] == pytest.approx(0.5)
     # an attempt with no start (a history server's row may lack it) is not a map that ran
     unstarted = [*tasks[:2], {**tasks[2], "start_time_ms": None}]
     columns = find_probe(_record(), conf, tasks=unstarted, task_counters=counters).columns
     assert (columns["probe_map_later_task_ms"], columns["probe_map_later_function_ms"]) == \
         (200.0, 95.0)
+    assert columns["probe_map_later_input_share"] == pytest.approx(20 / 80)
     # a later map without the wrapper's counter, an empty map (the local engine's probe has
     # one), or one map: nothing to tell apart
     bare = {**counters, "m2": {tc: {"MAP_INPUT_RECORDS": 40, "CPU_MILLISECONDS": 9}}}
@@ -236,7 +238,7 @@ def test_the_maps_after_the_probes_first_are_timed_apart_from_their_own_counters
 def test_the_probes_first_task_start_is_timed_from_its_launch():
     conf = {"jobsize.probe.for": "wc", "jobsize.probe.fraction": "0.125"}
     tasks = [_attempt("r0", "REDUCE", 1800, 2000), _attempt("m0", "MAP", 1250, 1450),
-             {**_attempt("m1", "MAP", None, None)}]
+             _attempt("m1", "MAP", None, None)]
     columns = find_probe(_record(launch_time_ms=1100), conf, tasks=tasks).columns
     assert columns["probe_task_start_ms"] == 150.0
     # no launch time, or no attempt that started: nothing to tell
