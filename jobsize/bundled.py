@@ -55,6 +55,7 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
                   "drawn-hadoop-uber-20261212": "drawn-hadoop-uber-20261212.parquet",
                   "drawn-hadoop-uber-20261213": "drawn-hadoop-uber-20261213.parquet",
                   "drawn-hadoop-uber-20261214": "drawn-hadoop-uber-20261214.parquet",
+                  "drawn-hadoop-uber-20261215": "drawn-hadoop-uber-20261215.parquet",
                   **{f"drawn-uber-{way}-20261204": f"drawn-uber-{way}-20261204.parquet"
                      for way in ("history", "probed", "capped")},
                   "drawn-loaded-wall-20261202": "drawn-loaded-wall-20261202.parquet",
