@@ -71,12 +71,11 @@ from jobsize.models.scaling import (
     KEY_COST_COLUMNS,
     PROBE_OPTIONAL,
     PROBE_REQUIRED,
-    UBER_PROBE_COLUMNS,
     fit_key_cost,
-    uber_task_times,
     used_cpu_for_function_time,
 )
 from jobsize.models.uber import UberModel, task_times
+from jobsize.models.uberprobe import UBER_PROBE_COLUMNS, uber_task_times
 from jobsize.models.variance import check_method
 from jobsize.models.waves import fit_map_slots, wave_factor, wave_factor_one
 
@@ -370,7 +369,7 @@ class SizeModel:
         """Corrections, floors, intervals and flags on top of the regression's means.
 
         An ``uber`` job here is one sized from its probe (``jobsize probe``'s default): its
-        task times are the probe's scaled (:func:`~jobsize.models.scaling.uber_task_times`;
+        task times are the probe's scaled (:func:`~jobsize.models.uberprobe.uber_task_times`;
         eq 6 and 7's where the probe recorded none, or the model is on the CPU clock), and its
         tasks run one after another inside the ApplicationMaster's container — its size is
         that container's (eq 5 with R_am, as :func:`~jobsize.models.resources.uber_size`), its

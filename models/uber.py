@@ -23,7 +23,7 @@ jobs (:mod:`jobsize.models.recurring`).
 
 Neither knows a kind the history never ran (a new kind's uber job came out at a third of its
 size), so ``jobsize probe`` probes uber jobs by default, and they are sized from their probes'
-task times (:func:`jobsize.models.scaling.uber_task_times`).
+task times (:func:`jobsize.models.uberprobe.uber_task_times`).
 """
 
 from __future__ import annotations

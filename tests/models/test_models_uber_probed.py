@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jobsize.models.job import job_values
-from jobsize.models.scaling import uber_task_times
 from jobsize.models.size_model import SizeModel
 from jobsize.models.synthetic import linear_trace
+from jobsize.models.uberprobe import uber_task_times
 from models_helpers import as_job
 
 #: A probe of a quarter of a 4-map, 1-reduce job's input: 2 map tasks of 900 ms, 600 ms of it
@@ -168,7 +168,7 @@ def test_a_map_only_job_never_takes_less_than_its_functions_or_more_than_per_map
 
 
 def test_no_committing_tasks_take_no_time():
-    from jobsize.models.scaling import _committing
+    from jobsize.models.uberprobe import _committing
     assert _committing(0.0, 1.4, 1.0, 0.0) == 0.0
     assert _committing(3.0, 1.4, 1.0, 0.0) == pytest.approx(1.0 + 3 * 0.4)
 

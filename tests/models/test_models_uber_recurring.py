@@ -10,9 +10,9 @@ from jobsize.models.conformal import Calibration
 from jobsize.models.job import job_values
 from jobsize.models.modelfile import model_from_json, model_to_json
 from jobsize.models.recurring import Recurring
-from jobsize.models.scaling import uber_task_times
 from jobsize.models.size_model import SizeModel
 from jobsize.models.synthetic import linear_trace
+from jobsize.models.uberprobe import uber_task_times
 from models_helpers import as_job
 
 
