@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from service_helpers import as_jobs, expected, fit_model, reference, same, usable
 
@@ -46,9 +46,10 @@ def _check(steps: list[tuple[str, int]], tmp: Path) -> None:
     learned: list[dict] = []  # what the model must have learned, in order
     held: dict[str, dict] = {}
     seen: set[str] = set()
+    polluted = 0  # corrupted jobs the operator had the model learn
 
     async def step(op: str, i: int) -> None:
-        nonlocal state
+        nonlocal state, polluted
         job = _JOBS[i] if op == "observe" else _bad(_JOBS[i])
         key = job["job_id"]
         if op in ("observe", "corrupt"):
@@ -56,7 +57,10 @@ def _check(steps: list[tuple[str, int]], tmp: Path) -> None:
             assert answer.duplicate == (key in seen)
             if key not in seen:
                 seen.add(key)
-                assert bool(answer.held) == (op == "corrupt")
+                if op == "observe" or polluted < 2:
+                    # a model the operator made learn two jobs 1000× too long has learnt to
+                    # expect such jobs, and may pass the next one
+                    assert bool(answer.held) == (op == "corrupt")
                 (held.__setitem__(key, job) if answer.held else learned.append(job))
         elif op in ("accept", "drop"):
             if key not in held:
@@ -67,6 +71,7 @@ def _check(steps: list[tuple[str, int]], tmp: Path) -> None:
             job = held.pop(key)
             if op == "accept":
                 learned.append(job)
+                polluted += 1
         elif op == "compact":
             await state.compact()
         else:
@@ -103,6 +108,7 @@ def test_each_accepted_job_is_learned_once_through_restarts_and_compactions(step
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_STEP, max_size=60))
+@example([("corrupt", 9), ("corrupt", 7), ("accept", 7), ("accept", 9), ("corrupt", 5)])
 def test_each_accepted_job_is_learned_once_through_restarts_and_compactions_slow(steps):
     with tempfile.TemporaryDirectory() as tmp:
         _check(steps, Path(tmp))
