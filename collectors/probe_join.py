@@ -285,7 +285,7 @@ def task_start(record: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]]
     history server's job list) or a launch time."""
     launch = record.get("launch_time_ms")
     starts = [t["start_time_ms"] for t in tasks if t.get("start_time_ms") is not None]
-    if launch is None or pd.isna(launch) or not starts:
+    if pd.isna(launch) or not starts:
         return {"probe_task_start_ms": None}
     return {"probe_task_start_ms": float(max(0, min(starts) - launch))}
 
