@@ -26,7 +26,9 @@ Events at the same instant are all processed before resources are offered.
 Speed: task durations stay in the workload's numpy arrays until a job's AM starts (then its
 durations become two short lists); the only heap is the one of timed events (container
 completions, AM start-ups, policy wake-ups); per-job state lives in flat lists. There is no
-Python object per task.
+Python object per task. A policy that declares an order the compiled core knows
+(:meth:`~jobsize.sim.policy.Policy.native_order`: FIFO, Fair over one queue) runs in
+:mod:`jobsize.sim.native` instead, with the same result (``native=False`` keeps this loop).
 
 Observable state a policy may read (lists indexed by job): ``submit``, ``n_maps``,
 ``n_reduces``, ``maps_done``, ``reduces_done``, ``maps_todo`` (not yet launched),
@@ -84,7 +86,7 @@ class Simulation:
                  am_startup_per_am_s: float = 0.0,
                  max_am_share: float = 0.5, record: bool = False,
                  locality: BlockLocality | None = None,
-                 stragglers: Stragglers | None = None) -> None:
+                 stragglers: Stragglers | None = None, native: bool = True) -> None:
         if not 0.0 <= slowstart <= 1.0:
             raise ConfigError(f"reduce slow-start {slowstart!r} is not a fraction in [0, 1]")
         if not 0.0 < max_am_share <= 1.0:
@@ -95,6 +97,9 @@ class Simulation:
         workload.check_fits(cluster)
         self.workload, self.cluster, self.policy = workload, cluster, policy
         self.slowstart, self.am_startup_s, self.record = slowstart, am_startup_s, record
+        #: run in the compiled core (:mod:`jobsize.sim.native`) where the policy and the model
+        #: allow it; the result is the same either way
+        self.native = native
         self.am_startup_per_am_s = am_startup_per_am_s
         self.am_starting = 0  # AMs launched whose start-up has not ended (uber jobs aside)
         self.slots = cluster.slots
@@ -783,6 +788,14 @@ class Simulation:
         """Run to the last job's completion and return per-job times."""
         t0 = time.perf_counter()
         self.policy.bind(self)
+        if self.native:
+            from jobsize.sim import native  # numba compiles on first use: only when wanted
+
+            order = self.policy.native_order()
+            if native.supported(self, order) and native.run(self, order):  # type: ignore[arg-type]
+                result = self._result(time.perf_counter() - t0)
+                result.meta["core"] = "compiled"
+                return result
         heap, events, submit, n = self._heap, self._events, self.submit, self.n
         dirty = self._dirty
         heappop = heapq.heappop

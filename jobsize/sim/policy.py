@@ -109,5 +109,13 @@ class Policy:
     def on_wake(self, tag: object) -> None:
         pass
 
+    def native_order(self) -> str | None:
+        """The one order of jobs this policy's decisions follow, if the compiled core
+        (:mod:`jobsize.sim.native`) knows it: ``"arrival"`` (the job's index) or ``"memory"``
+        (the memory it holds). Declare it only where every decision is the head, in that
+        order, of one :class:`~jobsize.sim.queues.KeyedQueue` that fits the node, and no hook
+        does anything else. None (the default): the Python loop runs the policy."""
+        return None
+
     def describe(self) -> str:
         return self.name

@@ -106,6 +106,12 @@ class Fair(Policy):
             self.choose = self.queues[0].pick  # type: ignore[method-assign]
         self._wake_seq = -1
 
+    def native_order(self) -> str | None:
+        # one queue, memory usage at equal weights, nothing preempted: the order of use0
+        plain = (type(self) is Fair and not self._multi and not self.preemption
+                 and self.queues[0].key == self.sim.use0.__getitem__)
+        return "memory" if plain else None
+
     def _job_key(self) -> Callable[[int], float]:
         """Usage over weight; the common case (memory, equal weights) is a plain list lookup,
         as it runs several times per container."""

@@ -21,3 +21,6 @@ class FIFO(Policy):
 
     def choose(self, node: int) -> tuple[int, int] | None:
         return self.queue.pick(node)
+
+    def native_order(self) -> str | None:
+        return "arrival" if type(self) is FIFO else None  # a subclass may decide otherwise
