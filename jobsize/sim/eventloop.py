@@ -91,9 +91,9 @@ class Simulation:
             raise ConfigError(f"reduce slow-start {slowstart!r} is not a fraction in [0, 1]")
         if not 0.0 < max_am_share <= 1.0:
             raise ConfigError(f"max AM share {max_am_share!r} is not a fraction in (0, 1]")
-        if am_startup_s < 0 or am_startup_per_am_s < 0:
+        if not (0 <= am_startup_s < INF and 0 <= am_startup_per_am_s < INF):
             raise ConfigError(f"AM start-up time {am_startup_s!r} (+{am_startup_per_am_s!r} per "
-                              "AM starting) is negative")
+                              "AM starting) is not a non-negative number")
         workload.check_fits(cluster)
         self.workload, self.cluster, self.policy = workload, cluster, policy
         self.slowstart, self.am_startup_s, self.record = slowstart, am_startup_s, record

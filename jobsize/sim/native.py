@@ -3,7 +3,7 @@ whose every decision is the head of one :class:`~jobsize.sim.queues.KeyedQueue`.
 
 A policy declares such an order with :meth:`~jobsize.sim.policy.Policy.native_order`:
 ``"arrival"`` (the job's index: FIFO) or ``"memory"`` (the memory a job holds: Fair over one
-queue with equal weights). The core below is the event loop and that queue, step for step —
+queue, every job of weight 1). The core below is the event loop and that queue, step for step —
 same events, same ties (event times, then container ids; keys, then jobs), same offers — over
 flat arrays compiled by numba, so a day of 16 million tasks takes seconds rather than minutes.
 It covers the plain model: no slot mode, equal node speeds, no block locality, stragglers,
@@ -25,9 +25,10 @@ from numba import njit
 if TYPE_CHECKING:
     from jobsize.sim.eventloop import Simulation
 
+from jobsize.sim.eventloop import _AM_READY, _UBER_DONE  # MAP 1, REDUCE 2: jobsize.sim.policy
+
 ORDERS = {"arrival": 0, "memory": 1}
 _DONE, _FALLBACK = 0, 1
-_AM_READY, _UBER_DONE = 4, 5  # MAP 1 and REDUCE 2 as in jobsize.sim.policy
 
 
 def supported(sim: Simulation, order: str | None) -> bool:
@@ -134,7 +135,6 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
     nxt = 0
     last = -inf
     stop = stall_limit
-    now = 0.0
     skipped = [(0.0, 0, 0)]
     skipped.pop()
 
@@ -144,6 +144,8 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
         now = t_arr if t_arr < t_heap else t_heap
         if now == inf:
             break
+        if now != now:  # a NaN time: the loop says what it makes of it
+            return _FALLBACK, n_events
         if now > last:
             if now > horizon:
                 for j in range(n):
@@ -219,7 +221,7 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
                             idx = c_idx[w]
                             a = c_start[w] + red_s[red_off[j] + idx]
                             b = now + red_tail[red_off[j] + idx]
-                            heapq.heappush(heap, (a if a > b else b, c_cid[w], w))
+                            heapq.heappush(heap, (b if b > a else a, c_cid[w], w))
                             w = nw
                         if reduces_done[j] == n_reduces[j]:
                             finish_job = True
@@ -327,6 +329,8 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
                 r1 = req1[j, kind]
                 f0 = free0[node] - r0
                 f1 = free1[node] - r1
+                if f0 < 0 or f1 < 0:  # never, as next_kind checked: the loop would raise
+                    return _FALLBACK, n_events
                 free0[node] = f0
                 free1[node] = f1
                 if not (f0 >= min0 and f1 >= min1 and f0 + f1 > 0):

@@ -8,30 +8,38 @@ loop raises. Policies whose decisions the core does not know keep the Python loo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from jobsize.errors import SimulationError
+from jobsize.errors import ConfigError, SimulationError
 from jobsize.sim.cluster import Cluster
 from jobsize.sim.eventloop import simulate
+from jobsize.sim.locality import BlockLocality
 from jobsize.sim.policy import Policy
 from jobsize.sim.schedulers import FIFO, Fair, FairQueueSpec, make_scheduler
+from jobsize.sim.stragglers import Stragglers
 from jobsize.sim.workload import Workload, from_task_lists, make_jobs
 
 
 def _workload(seed: int, n: int, uber_share: float, shapes: int) -> Workload:
-    """Jobs of 0-12 maps and 0-4 reduces, some uber, arriving faster than they are served."""
+    """Jobs of 0-12 maps and 0-4 reduces, some uber, arriving faster than they are served;
+    with ``shapes`` > 1, containers of several sizes in memory and in vcores."""
     rng = np.random.default_rng(seed)
     maps = [rng.exponential(5.0, rng.integers(0, 13)).round(1).tolist() for _ in range(n)]
     reduces = [rng.exponential(6.0, rng.integers(0, 5)).round(1).tolist() for _ in range(n)]
     tails = [[round(d * 0.4, 1) for d in r] for r in reduces]
+    vcores = [1, 2, 3][:shapes]
     jobs = make_jobs(n, submit_s=np.sort(rng.uniform(0, 30, n).round(0)),
                      map_mb=rng.choice([1024, 2048, 1536][:shapes], n),
                      reduce_mb=rng.choice([1024, 3072][:shapes], n),
-                     am_mb=rng.choice([1024, 1536][:shapes], n))
+                     am_mb=rng.choice([1024, 1536][:shapes], n),
+                     map_vcores=rng.choice(vcores, n), reduce_vcores=rng.choice(vcores, n),
+                     am_vcores=rng.choice(vcores[:2], n))
     jobs["uber"] = rng.random(n) < uber_share
     return from_task_lists("random", jobs, maps, reduces, tails)
 
@@ -73,7 +81,7 @@ def test_the_compiled_core_runs_as_the_loop(seed: int, n: int, uber_share: float
     assert "core" not in loop.meta
 
 
-def test_the_core_runs_a_day_of_fifo_and_fair() -> None:
+def test_the_core_runs_fifo_and_fair() -> None:
     # the equality above would hold vacuously if the core always handed back to the loop
     w = _workload(3, 60, 0.2, 2)
     for policy in (FIFO(), Fair()):
@@ -93,15 +101,47 @@ def test_reduce_preemption_is_the_loops() -> None:
     pd.testing.assert_frame_equal(compiled.jobs, loop.jobs)
 
 
-@pytest.mark.parametrize("policy", [
-    Fair(resource="drf"), Fair(preemption=True), Fair(queues={"a": FairQueueSpec(2.0, 2048)}),
-    make_scheduler("srpt"), make_scheduler("capacity"), make_scheduler("fair+reserve"),
-], ids=["drf", "preemption", "queues", "srpt", "capacity", "reserve"])
-def test_other_policies_keep_the_loop(policy: Policy) -> None:
+def test_a_nan_reduce_tail_ends_as_in_the_loop() -> None:
+    # the loop's max(own end, last map + tail) keeps the own end when the tail is NaN; the
+    # core once pushed a NaN time and never finished
+    w = from_task_lists("nan-tail", make_jobs(1), [[10.0]], [[5.0]], [[math.nan]])
+    compiled, loop = _both(w, Cluster.parse("1x8g×8"), FIFO, slowstart=0.0)
+    assert compiled.meta.get("core") == "compiled"
+    pd.testing.assert_frame_equal(compiled.jobs, loop.jobs)
+    assert compiled.jobs.finish_s.tolist() == [10.0]
+
+
+def test_a_nan_am_start_up_is_refused() -> None:
+    with pytest.raises(ConfigError, match="not a non-negative number"):
+        simulate(_workload(1, 3, 0.0, 1), Cluster.parse("1x4g×4"), FIFO(), am_startup_s=math.nan)
+
+
+@pytest.mark.parametrize(("policy", "queues", "options"), [
+    (Fair(resource="drf"), 1, {}),
+    (Fair(preemption=True), 1, {}),
+    (Fair(queues={"a": FairQueueSpec(2.0, 2048)}), 2, {}),
+    (Fair(), 1, {"weight": 2.0}),
+    (make_scheduler("srpt"), 1, {}), (make_scheduler("capacity"), 2, {}),
+    (make_scheduler("fair+reserve"), 1, {}),
+    (Fair(), 1, {"record": True}), (FIFO(), 1, {"record": True}),
+    (FIFO(), 1, {"locality": BlockLocality(seed=1)}),
+    (Fair(), 1, {"stragglers": Stragglers(seed=1)}),
+    (FIFO(), 1, {"cluster": "1x4g×4@2+1x4g×4"}),
+    (FIFO(), 1, {"cluster": "slots"}), (Fair(), 1, {"cluster": "slots"}),
+], ids=["drf", "preemption", "queues", "weights", "srpt", "capacity", "reserve", "record-fair",
+        "record-fifo", "locality", "stragglers", "speeds", "slots-fifo", "slots-fair"])
+def test_what_the_core_does_not_know_keeps_the_loop(policy: Policy, queues: int,
+                                                    options: dict[str, object]) -> None:
     w = _workload(1, 20, 0.0, 1)
-    w.jobs["queue"] = np.where(np.arange(20) % 2, "a", "b")
-    res = simulate(w, Cluster.parse("2x4g×4"), policy)
+    if queues > 1:
+        w.jobs["queue"] = np.where(np.arange(20) % 2, "a", "b")
+    if "weight" in options:
+        w.jobs["weight"] = options.pop("weight")
+    spec = options.pop("cluster", "2x4g×4")
+    cluster = Cluster.mrv1(2, 2, 2) if spec == "slots" else Cluster.parse(str(spec))
+    res = simulate(w, cluster, policy, **options)
     assert "core" not in res.meta
+    assert res.jobs.finish_s.notna().all()
 
 
 def test_a_subclass_of_fifo_keeps_the_loop() -> None:

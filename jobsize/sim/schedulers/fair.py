@@ -107,7 +107,7 @@ class Fair(Policy):
         self._wake_seq = -1
 
     def native_order(self) -> str | None:
-        # one queue, memory usage at equal weights, nothing preempted: the order of use0
+        # one queue, memory usage, every weight 1, nothing preempted: the order of use0
         plain = (type(self) is Fair and not self._multi and not self.preemption
                  and self.queues[0].key == self.sim.use0.__getitem__)
         return "memory" if plain else None
