@@ -162,11 +162,8 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
             pending += 1
             am_waiting += 1
             offer_all = True  # _demand
-            # queue.add(j): not queued, so touch
-            qn += 1
-            qkey[j] = use0[j] if order == 1 else j
-            qver[j] = -qn
-            heapq.heappush(qheap_am, (qkey[j], j, -qn))
+            qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0, order, qkey, qver,
+                      qheap_am, qheap_run)
         # ---- timed events
         while len(heap) and heap[0][0] <= now:
             entry = heapq.heappop(heap)
@@ -181,37 +178,17 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
             free_slot = slot
             finish_job = False
             if kind == 1 or kind == 2:
-                # release
-                if kind == 1:
-                    r0 = req0[j, 1]
-                    r1 = req1[j, 1]
-                else:
-                    r0 = req0[j, 2]
-                    r1 = req1[j, 2]
-                f0 = free0[node] + r0
-                f1 = free1[node] + r1
-                free0[node] = f0
-                free1[node] = f1
-                if f0 >= min0 and f1 >= min1 and f0 + f1 > 0:
-                    room[node] = True
-                if not dirty[node]:
-                    dirty[node] = True
-                    dirty_list[n_dirty] = node
-                    n_dirty += 1
-                use0[j] -= r0
-                use1[j] -= r1
+                n_dirty = _release(j, node, req0[j, kind], req1[j, kind], free0, free1, min0,
+                                   min1, room, dirty, dirty_list, n_dirty, use0, use1)
                 if order == 1:  # Fair: a released container shrinks the key: touch
                     qn = _touch(j, qn, phase, maps_todo, reduces_todo, ready, use0, order,
                                 qkey, qver, qheap_am, qheap_run)
                 if kind == 1:
                     maps_done[j] += 1
                     if not ready[j] and maps_done[j] >= threshold[j]:
-                        ready[j] = True
-                        if reduces_todo[j]:
-                            pending += reduces_todo[j]
-                            offer_all = True
-                            qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0,
-                                      order, qkey, qver, qheap_am, qheap_run)
+                        pending, offer_all, qn = _reduces_ready(
+                            j, pending, offer_all, qn, phase, maps_todo, reduces_todo, ready,
+                            use0, order, qkey, qver, qheap_am, qheap_run)
                     if maps_done[j] == n_maps[j]:
                         # the waiting reduces now know when they end
                         w = wait_head[j]
@@ -239,12 +216,9 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
                     finish_job = True
                 else:
                     if not ready[j] and maps_done[j] >= threshold[j]:
-                        ready[j] = True
-                        if reduces_todo[j]:
-                            pending += reduces_todo[j]
-                            offer_all = True
-                            qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0,
-                                      order, qkey, qver, qheap_am, qheap_run)
+                        pending, offer_all, qn = _reduces_ready(
+                            j, pending, offer_all, qn, phase, maps_todo, reduces_todo, ready,
+                            use0, order, qkey, qver, qheap_am, qheap_run)
                     offer_all = True
                     qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0, order,
                               qkey, qver, qheap_am, qheap_run)
@@ -255,21 +229,10 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
             if finish_job:
                 phase[j] = 4
                 finish[j] = now
-                node = am_node[j]
                 r0 = req0[j, 0]
                 r1 = req1[j, 0]
-                f0 = free0[node] + r0
-                f1 = free1[node] + r1
-                free0[node] = f0
-                free1[node] = f1
-                if f0 >= min0 and f1 >= min1 and f0 + f1 > 0:
-                    room[node] = True
-                if not dirty[node]:
-                    dirty[node] = True
-                    dirty_list[n_dirty] = node
-                    n_dirty += 1
-                use0[j] -= r0
-                use1[j] -= r1
+                n_dirty = _release(j, am_node[j], r0, r1, free0, free1, min0, min1, room, dirty,
+                                   dirty_list, n_dirty, use0, use1)
                 am_used0 -= r0
                 am_used1 -= r1
                 if r0 > 0 and am_waiting:
@@ -384,6 +347,39 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
         if phase[j] != 4:
             return _FALLBACK, n_events
     return _DONE, n_events
+
+
+@njit(cache=True)
+def _release(j, node, r0, r1, free0, free1, min0, min1, room, dirty, dirty_list, n_dirty, use0,
+             use1):
+    """Simulation._free and the job's usage: ``(r0, r1)`` back to ``node``, which is offered
+    again. Returns the count of such nodes."""
+    f0 = free0[node] + r0
+    f1 = free1[node] + r1
+    free0[node] = f0
+    free1[node] = f1
+    if f0 >= min0 and f1 >= min1 and f0 + f1 > 0:
+        room[node] = True
+    if not dirty[node]:
+        dirty[node] = True
+        dirty_list[n_dirty] = node
+        n_dirty += 1
+    use0[j] -= r0
+    use1[j] -= r1
+    return n_dirty
+
+
+@njit(cache=True)
+def _reduces_ready(j, pending, offer_all, qn, phase, maps_todo, reduces_todo, ready, use0, order,
+                   qkey, qver, qheap_am, qheap_run):
+    """Simulation._check_reduces once slow-start is passed: ``j``'s reduces become demand."""
+    ready[j] = True
+    if reduces_todo[j]:
+        pending += reduces_todo[j]
+        offer_all = True
+        qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0, order, qkey, qver,
+                  qheap_am, qheap_run)
+    return pending, offer_all, qn
 
 
 @njit(cache=True)
