@@ -9,8 +9,8 @@ free slot from a heap and pushing its finish — a discrete-event replay with no
 decisions, the floor a Python event loop cannot go below. FIFO and Fair run in the compiled
 core (jobsize.sim.native; its one-time compilation is timed apart, before the runs); Fair also
 runs in the Python loop in the same run, as a second baseline, and the two must give the same
-per-job times. FSPY on the FB-2009 day on the paper's cluster, beside Fair in the same run (goal
-≤ 2× Fair's time; benchmarks/sim_fspy.py).
+per-job times. FSPY on the FB-2009 day on the paper's cluster, beside Fair in the same run and
+the same Python loop (goal ≤ 2× Fair's time; benchmarks/sim_fspy.py).
 
     python benchmarks/sim.py [--quick]    # --quick skips the FB-2010 day
 """

@@ -476,8 +476,8 @@ def report_markdown(rep: Reproduction, group: int, wanted: int = FOCUS_GROUP,
     base = rep.wall_s.get("fair") or math.nan
     for name, s in rep.wall_s.items():
         w(f"| {name} | {s:.2f} | {s / base:.2f} |\n")
-    w("\nFIFO and Fair over one queue run in the simulator's compiled core, the others in its "
-      "Python loop.\n")
+    w("\nPlain FIFO and Fair (one queue, no reservations or preemption) run in the simulator's "
+      "compiled core, the others in its Python loop.\n")
     if figures:
         w(f"\nFigures: {', '.join(figures)}.\n")
     return buf.getvalue()
