@@ -436,10 +436,7 @@ class Simulation:
             delay = self.am_startup_s + self.am_startup_per_am_s * self.am_starting
             self._am_delay[j] = delay
             if self.uber[j]:
-                w = self.workload
-                work = (float(w.map_s[w.map_off[j]:w.map_off[j + 1]].sum())
-                        + float(w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].sum()))
-                cid = self._push(now + delay + work, (_UBER_DONE, j, node, now))
+                cid = self._push(now + delay + self._uber_work(j), (_UBER_DONE, j, node, now))
             else:
                 self.am_starting += 1
                 cid = self._push(now + delay, (_AM_READY, j, node, now))
@@ -461,6 +458,12 @@ class Simulation:
             self._start_task(j, kind, node, self.req0[kind][j], self.req1[kind][j])
         else:
             self._start_task(j, kind, node, *shape)
+
+    def _uber_work(self, j: int) -> float:
+        """Seconds an uber job's tasks take, one after another in its AM container."""
+        w = self.workload
+        return (float(w.map_s[w.map_off[j]:w.map_off[j + 1]].sum())
+                + float(w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].sum()))
 
     def _start_task(self, j: int, kind: int, node: int, r0: int, r1: int) -> None:
         """The next MAP or REDUCE attempt of ``j`` on ``node``, holding ``(r0, r1)``."""

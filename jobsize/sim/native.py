@@ -41,10 +41,7 @@ def run(sim: Simulation, order: str) -> bool:
     """Run ``sim`` in the compiled core; False when it needs the Python loop (nothing of
     ``sim`` is changed then). On success, its per-job times and event count are filled in."""
     w = sim.workload
-    uber_work = np.array([
-        float(w.map_s[w.map_off[j]:w.map_off[j + 1]].sum())
-        + float(w.reduce_s[w.reduce_off[j]:w.reduce_off[j + 1]].sum()) if u else 0.0
-        for j, u in enumerate(sim.uber)])
+    uber_work = np.array([sim._uber_work(j) if u else 0.0 for j, u in enumerate(sim.uber)])
     horizon, stall_limit = sim._progress_bounds()
     am_start = np.full(sim.n, np.nan)
     finish = np.full(sim.n, np.nan)
@@ -110,17 +107,11 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
     c_idx = np.zeros(cap, np.int64)
     c_cid = np.zeros(cap, np.int64)
     c_next = np.zeros(cap, np.int64)  # free list, and a job's waiting reduces
-    free_slot = 0
-    for s in range(cap - 1):
-        c_next[s] = s + 1
-    c_next[cap - 1] = -1
-    heap = [(0.0, 0, 0)]
-    heap.pop()
+    free_slot = _chain(c_next, 0)
+    heap = _entries()
     # the policy's queue: jobs waiting for their AM, and running jobs
-    qheap_am = [(0.0, 0, 0)]
-    qheap_am.pop()
-    qheap_run = [(0.0, 0, 0)]
-    qheap_run.pop()
+    qheap_am = _entries()
+    qheap_run = _entries()
     qkey = np.zeros(n, np.float64)
     qver = np.zeros(n, np.int64)  # 0: not queued; < 0: in the AM heap
     qn = 0
@@ -135,8 +126,7 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
     nxt = 0
     last = -inf
     stop = stall_limit
-    skipped = [(0.0, 0, 0)]
-    skipped.pop()
+    skipped = _entries()
 
     while True:
         t_heap = heap[0][0] if len(heap) else inf
@@ -282,10 +272,7 @@ def _core(submit, n_maps, n_reduces, map_off, map_s, red_off, red_s, red_tail, u
                     c_idx = _grow(c_idx, cap)
                     c_cid = _grow(c_cid, cap)
                     c_next = _grow(c_next, cap)
-                    for s in range(old, cap - 1):
-                        c_next[s] = s + 1
-                    c_next[cap - 1] = -1
-                    free_slot = old
+                    free_slot = _chain(c_next, old)
                 slot = free_slot
                 free_slot = c_next[slot]
                 r0 = req0[j, kind]
@@ -380,6 +367,24 @@ def _reduces_ready(j, pending, offer_all, qn, phase, maps_todo, reduces_todo, re
         qn = _add(j, qn, phase, maps_todo, reduces_todo, ready, use0, order, qkey, qver,
                   qheap_am, qheap_run)
     return pending, offer_all, qn
+
+
+@njit(cache=True)
+def _entries():
+    """An empty heap of (key or time, job or container id, version or slot) entries."""
+    entries = [(0.0, 0, 0)]
+    entries.pop()
+    return entries
+
+
+@njit(cache=True)
+def _chain(c_next, start):
+    """Link the free container slots from ``start`` to the table's end; returns ``start``."""
+    cap = len(c_next)
+    for s in range(start, cap - 1):
+        c_next[s] = s + 1
+    c_next[cap - 1] = -1
+    return start
 
 
 @njit(cache=True)
@@ -496,7 +501,6 @@ def _pick(node, qn, phase, maps_todo, reduces_todo, ready, use0, order, qkey, qv
     blocked_am = not admissible
     blocked_run = False
     found_j, found_kind = -1, -1
-    n_am_skipped = 0
     skipped.clear()
     while True:
         best_j, best_key, h = -1, 0.0, -1
@@ -521,7 +525,6 @@ def _pick(node, qn, phase, maps_todo, reduces_todo, ready, use0, order, qkey, qv
             break
         if h == 0:
             skipped.append(heapq.heappop(qheap_am))
-            n_am_skipped += 1
             if uniform_am:
                 blocked_am = True
         else:
