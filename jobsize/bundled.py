@@ -1,6 +1,7 @@
-"""The data bundled with jobsize in ``datasets/``: the measured reference trace (the default input
-of ``jobsize fit``), the trace measured on Hadoop's mini cluster, the held-out and drawn kinds'
-evaluations, and the SWIM FB-2009 workload (the default workload of ``jobsize simulate``).
+"""The data bundled with jobsize in ``datasets/``: the measured reference trace, the trace measured
+on Hadoop's mini cluster, the held-out and drawn kinds' evaluations, the histories that pool
+them (:data:`HISTORIES`; ``history`` is the default input of ``jobsize fit``), and the SWIM
+FB-2009 workload (the default workload of ``jobsize simulate``).
 
 The folder is found inside the installed package (``jobsize/datasets`` in a wheel) or beside it
 in a source checkout (``pip install -e .``). ``JOBSIZE_DATASET`` names another reference trace.
@@ -9,6 +10,7 @@ Its files are reachable by name from any directory, from Python as from the comm
 (:func:`path`, and every reader of traces and workloads through :func:`resolve`)::
 
     jobsize.read_trace("reference")                  # the measured reference trace
+    jobsize.read_trace("history")                    # it and every local draw, stacked
     jobsize.read_trace("datasets/reference.parquet") # the same, where no such file is here
     load_workload("FB-2009")
 """
@@ -61,6 +63,26 @@ BUNDLED_TRACES = {"reference": REFERENCE_TRACE, "hadoop-trace": "hadoop-trace.pa
                   "drawn-loaded-wall-20261202": "drawn-loaded-wall-20261202.parquet",
                   "drawn-loaded-cpu-20261202": "drawn-loaded-cpu-20261202.parquet"}
 
+#: Histories: bundled traces measured on one engine, stacked as a cluster's finished jobs of
+#: every kind would be — ``history`` (the default of ``jobsize fit``) holds the reference
+#: trace and the five local draws of kinds from the space of cost shapes; ``hadoop-history``
+#: the Hadoop trace and every draw run on the mini cluster. Their kinds are told apart by
+#: ``job_type``, so their models are calibrated by leaving one kind out at a time. The
+#: hand-written held-out kinds (``heldout``) stay out, so that ``jobsize evaluate`` scores
+#: them as kinds never seen; so do draws that repeat kinds under other load or with another
+#: sizing (``drawn-loaded-*``, ``drawn-uber-*-20261204``).
+HISTORIES: dict[str, tuple[str, ...]] = {
+    "history": ("reference", *(f"drawn-202611{day}" for day in range(27, 32))),
+    "hadoop-history": ("hadoop-trace", "drawn-hadoop-20261201", "drawn-hadoop-20261203",
+                       "drawn-hadoop-20261205", "drawn-hadoop-java-20261206",
+                       "drawn-hadoop-java-20261207",
+                       *(f"drawn-hadoop-uber-202612{day:02d}" for day in range(8, 16)))}
+
+#: The history ``jobsize fit`` and ``jobsize evaluate`` fit when given no trace.
+DEFAULT_HISTORY = "history"
+#: The history ``jobsize evaluate --engine hadoop`` fits when given no trace.
+HADOOP_HISTORY = "hadoop-history"
+
 #: Traces of kinds drawn from the space of cost shapes that a bundled trace's model is
 #: calibrated on (kinds it never saw, run on the same engine; ``jobsize fit`` without
 #: ``--calibrate-with``): the reference trace's on two local draws, the Hadoop trace's on two
@@ -90,6 +112,23 @@ def reference_trace() -> Path:
             source=path,
         )
     return path
+
+
+def default_trace() -> str:
+    """What ``jobsize fit`` fits without a trace: ``JOBSIZE_DATASET`` where set (another
+    reference trace, which must exist), else the bundled :data:`DEFAULT_HISTORY`."""
+    if "JOBSIZE_DATASET" in os.environ:
+        return str(reference_trace())
+    return DEFAULT_HISTORY
+
+
+def history_members(spec: str | os.PathLike[str]) -> list[Path] | None:
+    """The bundled traces the history ``spec`` names (:data:`HISTORIES`, case aside), or None
+    where ``spec`` names no history or a file of that name is here (a file always wins)."""
+    text = os.fspath(spec)
+    if Path(text).exists() or text.lower() not in HISTORIES:
+        return None
+    return [path(name) for name in HISTORIES[text.lower()]]
 
 
 def is_bundled(trace: str | os.PathLike[str], name: str = "reference") -> bool:
@@ -148,7 +187,7 @@ def path(name: str | os.PathLike[str]) -> Path:
     """
     found = _bundled(os.fspath(name))
     if found is None or not found.is_file():
-        names = ", ".join([*BUNDLED_TRACES, *BUNDLED_WORKLOADS])
+        names = ", ".join([*BUNDLED_TRACES, *HISTORIES, *BUNDLED_WORKLOADS])
         raise InputError(f"no bundled data set of this name; bundled: {names}, or a file of "
                          f"{datasets_dir()}", source=os.fspath(name))
     return found

@@ -231,12 +231,13 @@ def evaluation_model(directory: str | os.PathLike[str], model: str | os.PathLike
     ``model``: a model file to use (copied into the directory). Without it, the directory's own
     model when resuming, else the model ``jobsize fit TRACE --level LEVEL`` makes
     (``SizePredictor(level=LEVEL).fit``: the size model's default options) on ``trace``
-    (default: the bundled reference trace, calibrated as ``jobsize fit`` does on the bundled
-    draws, :func:`jobsize.bundled.calibration_for`). A directory keeps one model: resuming
-    with another is refused.
+    (default: the bundled history, :func:`jobsize.bundled.default_trace`; calibrated as
+    ``jobsize fit`` calibrates it: a bundled trace on its bundled draws,
+    :func:`jobsize.bundled.calibration_for`, any other by leaving one kind out at a time).
+    A directory keeps one model: resuming with another is refused.
     """
     from jobsize.atomic import atomic_write
-    from jobsize.bundled import calibration_for, reference_trace
+    from jobsize.bundled import calibration_for, default_trace
 
     kept = Path(directory) / MODEL_NAME
     if model is not None:
@@ -250,7 +251,7 @@ def evaluation_model(directory: str | os.PathLike[str], model: str | os.PathLike
             with atomic_write(kept) as handle:
                 handle.write(data)
     elif not kept.is_file():
-        source = Path(trace) if trace is not None else reference_trace()
+        source = Path(trace if trace is not None else default_trace())
         unseen = calibration_for(source)
         fitted = SizePredictor(level=level).fit(read_trace(source), calibration=read_traces(
             unseen) if unseen else None)

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from jobsize.atomic import atomic_write, commit_together, recover
 from jobsize.boundedjson import LONG
-from jobsize.bundled import resolve
+from jobsize.bundled import history_members, resolve
 from jobsize.errors import InputError, ParseError, SchemaError
 
 #: Version of the trace layout, stored in each parquet file's metadata.
@@ -537,9 +537,13 @@ def read_trace(
     """Read a parquet trace and conform it; errors name the file and the column.
 
     ``path`` may name a bundled trace where no such file is here: ``"reference"``,
-    ``"datasets/reference.parquet"`` (:func:`jobsize.bundled.resolve`). A commit that a killed
-    run left half done beside the file is finished first.
+    ``"datasets/reference.parquet"`` (:func:`jobsize.bundled.resolve`), or a bundled history,
+    read as its traces stacked (``"history"``, :data:`jobsize.bundled.HISTORIES`). A commit
+    that a killed run left half done beside the file is finished first.
     """
+    members = history_members(path)
+    if members is not None:
+        return conform(read_traces(members), require=require, source=path, columns=columns)
     path = resolve(path)
     recover(path)
     try:

@@ -18,7 +18,7 @@ with probe counters scaled by eq 8, ``P_o = P_p / f_p``.
 they have none for::
 
     SE_m = α0 + α1·N_m + α2·MI + α3·MFE + α4·MO + α5·MOR + α6·MOR·log(MOR/N_m)
-           + α7·CIR + α8·CFE
+           + α7·CIR + α8·CFE + α9·N_m·(PO − P̄)
     SE_r = β0 + β1·N_r + β2·SB + β3·RFE + β4·RO + β5·RIR + β6·RIR·log(RIR/N_r) + β7·SE_m
            + β8·SE_m·W(N_m, N_r; C)
 
@@ -27,6 +27,12 @@ they have none for::
   output is written as it comes, unsorted, so its sort term is 0;
 - a combiner's cost: the records it reads (CIR) and the time inside it (CFE) — without them a
   record-heavy job without a combiner and one with an expensive combiner look alike;
+- ``N_m·(PO − P̄)``: what each map's start-up moves with the cluster's speed and load as the
+  probe found them — PO is the probe's own time beyond its functions
+  (:mod:`jobsize.models.scaling`), P̄ the history's median of it; 0 where either is unknown
+  (a job without a probe wall time, a history without probes), so α1 is then the history's
+  per-map cost as before. A cluster whose machines changed, or run busier than when the
+  history was measured, starts each container and JVM slower, and so does the probe;
 - SB: the bytes the reduces fetch (after the combiner), where eq 7 uses the map output;
 - ``wait``, SE_m·W: what the reduces that start early wait for the map waves still to run —
   nothing when the maps run in one wave (:mod:`jobsize.models.waves`; C, the map containers a
@@ -65,7 +71,7 @@ _TERMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("SE_m", "paper"): ("const", "N_m", "MI", "MFE", "MO", "MOR", "MOR·log MOR"),
     ("SE_r", "paper"): ("const", "N_r", "MO", "RFE", "RO", "RIR", "RIR·log RIR", "SE_m"),
     ("SE_m", "tasks"): ("const", "N_m", "MI", "MFE", "MO", "MOR", "MOR·log(MOR/N_m)",
-                        "CIR", "CFE"),
+                        "CIR", "CFE", "N_m·ΔPO"),
     ("SE_r", "tasks"): ("const", "N_r", "SB", "RFE", "RO", "RIR", "RIR·log(RIR/N_r)", "SE_m",
                         "wait"),
 }
@@ -76,6 +82,7 @@ TERM_UNITS: dict[str, str] = {
     "SB": "bytes", "MFE": "s", "RFE": "s", "CFE": "s", "MOR": "records", "RIR": "records",
     "CIR": "records", "MOR·log MOR": "records", "RIR·log RIR": "records",
     "MOR·log(MOR/N_m)": "records", "RIR·log(RIR/N_r)": "records", "SE_m": "s", "wait": "s",
+    "N_m·ΔPO": "tasks·s",
 }
 
 
@@ -171,13 +178,15 @@ def design_matrix(
     columns: Mapping[str, np.ndarray], phase: str, features: str,
     se_m: np.ndarray | None = None, form: str = "paper",
     q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0, map_slots: float = 0.0,
+    overhead: float = math.nan,
 ) -> np.ndarray:
     """The n × p design matrix of eq 6 or eq 7 (in ``form``) from float arrays keyed by column.
 
     ``se_m`` (seconds) fills eq 7's SE_m column; it is required for ``"SE_r"``. Missing values
     propagate as NaN; the caller decides which rows are usable. ``q``: the jobs'
     :func:`quantities`, when already computed (both equations read them); ``key_cost``: as in
-    :func:`quantities`; ``map_slots``: C of the ``wait`` term (0: no waves).
+    :func:`quantities`; ``map_slots``: C of the ``wait`` term (0: no waves); ``overhead``: P̄
+    of the ``N_m·ΔPO`` term (NaN: the term is 0).
     """
     check_features(features)
     names = terms(phase, form)
@@ -186,14 +195,17 @@ def design_matrix(
     n = len(q["N_m"])
     x = np.empty((n, len(names)))
     for j, name in enumerate(names):
-        x[:, j] = _term(name, q, se_m, n, map_slots)
+        x[:, j] = _term(name, q, se_m, n, map_slots, overhead)
     return x
 
 
 def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: int,
-          map_slots: float) -> np.ndarray:
+          map_slots: float, overhead: float) -> np.ndarray:
     if name == "const":
         return np.ones(n)
+    if name == "N_m·ΔPO":
+        po = np.asarray(q.get("PO", np.full(n, np.nan)), dtype=float)
+        return np.nan_to_num(q["N_m"] * (po - overhead))
     if name in ("SE_m", "wait"):
         if se_m is None:
             raise ValueError("eq 7 needs SE_m")
@@ -230,32 +242,36 @@ def job_quantities(job: Mapping[str, float], features: str, form: str, key_cost:
 def design_row(
     job: Mapping[str, float], phase: str, features: str, se_m: float | None = None,
     form: str = "paper", q: Mapping[str, np.ndarray] | None = None, key_cost: float = 0.0,
-    map_slots: float = 0.0,
+    map_slots: float = 0.0, overhead: float = math.nan,
 ) -> list[float]:
     """One row of :func:`design_matrix` from a mapping of column name → float; a required
     column missing from ``job`` raises KeyError naming it. ``q``: the job's
-    :func:`job_quantities`, when already computed; ``key_cost`` and ``map_slots``: as in
-    :func:`design_matrix`."""
+    :func:`job_quantities`, when already computed; ``key_cost``, ``map_slots`` and
+    ``overhead``: as in :func:`design_matrix`."""
     if form == "paper":
         return _paper_row(job, phase, features, se_m)
     for name in input_columns(phase, features, form):
         if name not in job:
             raise KeyError(name)
     if q is None and features == "probe":
-        return _tasks_row(scaling.probe_one(job, key_cost), phase, se_m, map_slots)
+        return _tasks_row(scaling.probe_one(job, key_cost), phase, se_m, map_slots, overhead)
     if q is None:
         q = job_quantities(job, features, form, key_cost)
     se = None if se_m is None else np.array([se_m])
-    return design_matrix({}, phase, features, se, form, q, map_slots=map_slots)[0].tolist()
+    return design_matrix({}, phase, features, se, form, q, map_slots=map_slots,
+                         overhead=overhead)[0].tolist()
 
 
-def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None, map_slots: float
-               ) -> list[float]:
+def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None, map_slots: float,
+               overhead: float) -> list[float]:
     """:func:`design_matrix`'s row in the per-task form from one job's float quantities."""
     row = []
     for name in terms(phase, "tasks"):
         if name == "const":
             row.append(1.0)
+        elif name == "N_m·ΔPO":
+            shift = q["N_m"] * (q.get("PO", math.nan) - overhead)
+            row.append(shift if math.isfinite(shift) else 0.0)
         elif name in ("SE_m", "wait"):
             if se_m is None:
                 raise ValueError("eq 7 needs SE_m")

@@ -47,7 +47,7 @@ from jobsize.models.size_model import (
     eq7_fit_default,
 )
 from sklearn.metrics import r2_score
-from sklearn.model_selection import KFold, LeaveOneGroupOut
+from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
 
 from jobsize.errors import InputError, ModelError
 from jobsize.schema import conform
@@ -61,6 +61,8 @@ QUANTITIES: tuple[str, ...] = ("SE_m", "SE_r", "S")
 REFIT_GROWTH = 1.5
 #: Finished jobs before the first prequential fit: twice the paper's eq 7's eight coefficients.
 MIN_HISTORY = 2 * (min_jobs("SE_r") - 1)
+#: Folds of groups a nested calibration leaves out at a time where there are more groups.
+NESTED_GROUP_FOLDS = 10
 
 #: Columns of the per-job pairs of actual and predicted values.
 PAIR_COLUMNS: tuple[str, ...] = (
@@ -256,9 +258,11 @@ def in_sample_pairs(model: SizeModel, records: pd.DataFrame) -> pd.DataFrame:
     return _pairs(actual, predicted)
 
 
-def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None
-            ) -> tuple[str, list[tuple[np.ndarray, np.ndarray]]]:
-    """The (train, test) index pairs and their description."""
+def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None,
+            group_folds: int | None = None) -> tuple[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """The (train, test) index pairs and their description; with ``group_folds``, more groups
+    than that are left out that many folds of groups at a time (scikit-learn's
+    ``GroupKFold``), not one by one."""
     if groups is None:
         if folds < 2:
             raise InputError(f"cross-validation needs at least 2 folds, got {folds}")
@@ -274,23 +278,28 @@ def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None
                          "every job needs a group")
     if labels.nunique() < 2:
         raise ModelError(f"cross-validation by {groups!r} needs at least 2 groups")
-    split = LeaveOneGroupOut().split(frame, groups=labels.astype(str).to_numpy())
-    return f"leave-one-{groups}-out", list(split)
+    names = labels.astype(str).to_numpy()
+    if group_folds is not None and labels.nunique() > group_folds:
+        kfold = GroupKFold(n_splits=group_folds, shuffle=True, random_state=seed)
+        return f"{groups} left out in {group_folds} folds", list(kfold.split(frame, groups=names))
+    return f"leave-one-{groups}-out", list(LeaveOneGroupOut().split(frame, groups=names))
 
 
 def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
                           level: float = DEFAULT_LEVEL, folds: int = 5, seed: int = 0,
                           progress: Progress = _quiet, groups: str | None = None, *,
                           form: str = FORM_DEFAULT, clock: str = "wall",
-                          calibrated: bool = False, eq7_fit: str | None = None
-                          ) -> pd.DataFrame:
+                          calibrated: bool = False, eq7_fit: str | None = None,
+                          group_folds: int | None = None) -> pd.DataFrame:
     """Each job predicted by a model fitted on the other ``folds − 1`` folds or, with
     ``groups`` (a column such as ``job_type``), on the jobs of the other groups.
     ``calibrated``: each fold's model is itself calibrated on its own training jobs (nested),
-    so the intervals are scored as a user would get them. ``eq7_fit``: as in
-    :meth:`SizeModel.fit`."""
+    so the intervals are scored as a user would get them — leaving their groups out
+    :data:`NESTED_GROUP_FOLDS` folds at a time where there are more, which keeps a history of
+    a hundred kinds from costing ten thousand fits. ``eq7_fit``: as in
+    :meth:`SizeModel.fit`; ``group_folds``: as in :func:`_splits`."""
     frame = conform(records)
-    what, splits = _splits(frame, folds, seed, groups)
+    what, splits = _splits(frame, folds, seed, groups, group_folds)
     actual = _evaluable(frame, features, clock)
     parts = []
     with progress(what, len(splits)) as advance:
@@ -300,7 +309,8 @@ def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method
                 model = SizeModel.fit(frame.iloc[train], features, method, level, partial=True,
                                       form=form, clock=clock, eq7_fit=eq7_fit)
                 if calibrated:
-                    calibrate(model, frame.iloc[train], groups=groups, folds=folds, seed=seed)
+                    calibrate(model, frame.iloc[train], groups=groups, folds=folds, seed=seed,
+                              group_folds=NESTED_GROUP_FOLDS)
             except ModelError:
                 advance()
                 continue
@@ -466,14 +476,16 @@ def calibration_groups(records: pd.DataFrame) -> str | None:
 
 def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "auto",
               folds: int = 5, seed: int = 0, progress: Progress = _quiet,
-              unseen: pd.DataFrame | None = None, source: object = None) -> SizeModel:
+              unseen: pd.DataFrame | None = None, source: object = None,
+              group_folds: int | None = None) -> SizeModel:
     """Calibrate ``model``'s intervals and quantiles (:mod:`jobsize.models.conformal`) on the
     out-of-sample errors of ``records`` (the records it was fitted on): each job predicted by
     a model fitted without its group — ``groups="auto"``: its job type or application
     (:func:`calibration_groups`), so the intervals are those of a kind of job never seen —
     or, with no groups, without its fold.
     ``unseen``: jobs of kinds ``records`` lacks to calibrate on instead (:func:`calibrate_on`;
-    ``source`` names them in errors)."""
+    ``source`` names them in errors). ``group_folds``: as in :func:`cross_validated_pairs`'s
+    nested calibration, groups left out that many folds at a time where there are more."""
     if unseen is not None:
         return calibrate_on(model, unseen, records, source=source)
     frame = conform(records)
@@ -484,7 +496,8 @@ def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "
                                           enumerate(frame["job_name"].to_numpy(object))])
     pairs = cross_validated_pairs(frame, model.features, model.method, model.level, folds,
                                   seed, progress, groups=groups, form=model.form,
-                                  clock=model.clock, eq7_fit=model.eq7_features)
+                                  clock=model.clock, eq7_fit=model.eq7_features,
+                                  group_folds=group_folds)
     return _calibrate_with_pairs(model, pairs,
                                  f"leave-one-{groups}-out" if groups else f"{folds}-fold")
 

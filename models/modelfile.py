@@ -10,6 +10,8 @@ executable (no pickle). Layout (``version`` 2)::
      "features": "probe", "form": "tasks", "clock": "wall", "method": "gls", "level": 0.9,
      "key_cost": κ (what a key costs a reduce in records; absent in older files: 0),
      "map_slots": C (map containers a job gets, for eq 7's wait term; 0: no waves),
+     "probe_overhead": P̄ (s, the history's median probe start-up of eq 6's N_m·ΔPO term;
+                       null or absent: none),
      "eq7_fit": "actual" (only when eq 7 was fitted on other features than it predicts from),
      "models": {"SE_m": PHASE, "SE_r": PHASE or null},
      "uber": {"uber": {"map": T, "reduce": T}, "every": {"map": T, "reduce": T},
@@ -117,6 +119,7 @@ def model_to_json(model: SizeModel) -> dict[str, Any]:
         "level": model.level,
         "key_cost": model.key_cost,
         "map_slots": model.map_slots,
+        "probe_overhead": model.probe_overhead if math.isfinite(model.probe_overhead) else None,
         **({"eq7_fit": model.eq7_fit} if model.eq7_fit else {}),
         "models": {"SE_m": _phase_to_json(model.se_m),
                    "SE_r": None if model.se_r is None else _phase_to_json(model.se_r)},
@@ -289,6 +292,8 @@ def _extras_from_json(root: _Node, model: SizeModel) -> None:
         model.map_slots = root.key("map_slots").number(0.0, MAX_MAP_SLOTS)
         if 0 < model.map_slots < 1:
             root.key("map_slots").fail("expected 0 (no waves) or at least one container")
+    if root.value.get("probe_overhead") is not None:
+        model.probe_overhead = root.key("probe_overhead").number(0.0, MAX_TASK_S)
     cal = root.key("calibration")
     if not isinstance(cal.value, dict):
         cal.fail("expected an object")
@@ -329,9 +334,10 @@ def _phase_from_json(node: _Node, phase: str, features: str, method: str, level:
                      form: str) -> PhaseModel:
     names = terms(phase, form)
     p = len(names)
-    if node.key("terms").value == [n for n in names if n != "wait"] != list(names):
-        node.key("terms").fail(f"written before eq {EQUATION[phase]} had its wait term: "
-                               "refit the model")
+    for newer in ("wait", "N_m·ΔPO"):
+        if node.key("terms").value == [n for n in names if n != newer] != list(names):
+            node.key("terms").fail(f"written before eq {EQUATION[phase]} had its {newer} "
+                                   "term: refit the model")
     if node.key("terms").value != list(names):
         node.key("terms").fail(f"expected the terms of eq {EQUATION[phase]}: {list(names)}")
     columns = input_columns(phase, features, form)

@@ -31,6 +31,11 @@ the probe's counters scaled to the whole job, in one of two forms:
   records, is paid ``runs`` times — in the job once per spill of each map, by the job's own sort
   buffer (:func:`combiner_runs`) — and only the rest grows with the records.
 
+- the probe's own start-up ``PO``, the seconds it took beyond its functions (``probe_wall_ms``
+  less its map, reduce and combine function times): how long the cluster takes, now, to
+  start a job and its tasks — JVMs, containers, the machine's speed and load. It is no
+  quantity of eq 8; the per-task form's SE_m takes it as a term (:mod:`jobsize.models.design`).
+
 A probe that ran one map and one reduce (no split columns) gets eq 8's plain scaling in both
 forms. Every function here works on numpy arrays, one element per job.
 """
@@ -91,7 +96,7 @@ PROBE_OPTIONAL: tuple[str, ...] = (
     "probe_map_function_startup_ms", "probe_reduce_function_startup_ms",
     "probe_map_output_exponent", "probe_reduce_input_exponent", "probe_key_exponent",
     "probe_reduce_input_groups", "probe_combine_function_ms", "probe_combine_input_records",
-    "probe_combine_runs", "probe_combine_function_fixed_ms", *SORT_COLUMNS,
+    "probe_combine_runs", "probe_combine_function_fixed_ms", "probe_wall_ms", *SORT_COLUMNS,
 )
 
 #: Job columns used when known with ``features="actual"`` (a cluster without the timing wrapper
@@ -118,6 +123,7 @@ def actual(cols: Arrays) -> dict[str, np.ndarray]:
     q["SB"] = np.where(np.isfinite(q["SB"]), q["SB"], q["MO"])
     for name in ("RIR", "RO"):
         q[name] = np.where(map_only, np.nan_to_num(q[name]), q[name])
+    q["PO"] = np.full(n, np.nan)  # a probe's, which the job's own counters do not tell
     return q
 
 
@@ -147,11 +153,19 @@ def probe(cols: Arrays, form: str, key_cost: float = 0.0) -> dict[str, np.ndarra
     else:
         q = _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe,
                       key_cost)
-    q.update({"N_m": n_m, "N_r": n_r, "MI": mi})
+    q.update({"N_m": n_m, "N_r": n_r, "MI": mi,
+              "PO": _overhead(col("probe_wall_ms"), mfe, rfe, cfe)})
     for name in ("RIR", "SB", "RFE", "RO"):
         q[name] = np.where(map_only, 0.0, q[name])
     q["MO"] = np.where(map_only & (q["MO"] == 0), q.pop("RO_map", q["MO"]), q["MO"])
     return q
+
+
+def _overhead(wall_ms: np.ndarray, *functions_s: np.ndarray) -> np.ndarray:
+    """PO (s): the probe's wall time beyond its map, reduce and combine functions (s), never
+    below nothing; NaN where the wall time is unknown (an unknown function time counts as
+    none)."""
+    return np.maximum(wall_ms * _MS - sum(np.nan_to_num(t) for t in functions_s), 0.0)
 
 
 def _per_task(cols, col, n_m, n_r, mi, f, mfe, rfe, mo, mor, rir, ro, cir, cfe, key_cost
@@ -375,6 +389,8 @@ def probe_one(job: Mapping[str, float], key_cost: float = 0.0) -> dict[str, floa
     }
     if map_only and q["MO"] == 0:
         q["MO"] = ro * s_out
+    functions = sum(t for t in (mfe, rfe, cfe) if math.isfinite(t))
+    q["PO"] = max(known("probe_wall_ms") * _MS - functions, 0.0)  # NaN stays NaN
     return q
 
 

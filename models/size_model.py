@@ -230,6 +230,7 @@ class SizeModel:
     calibration: dict[str, Calibration] = field(default_factory=dict)
     key_cost: float = 0.0  # κ: what a key costs a reduce, in records (probe features, tasks form)
     map_slots: float = 0.0  # C: map containers a job gets, for eq 7's wait (0: no waves)
+    probe_overhead: float = math.nan  # P̄ (s): the history's median probe start-up (NaN: none)
     eq7_fit: str | None = None  # what eq 7 was fitted on (None: the model's features)
 
     @property
@@ -276,7 +277,9 @@ class SizeModel:
             # a waiting reduce burns no CPU: on the CPU clock there is no wait to fit
             map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, eq7_fit, method, level,
                                    form)
-        x_m = design_matrix(tr.cols, "SE_m", features, form=form, key_cost=key_cost)
+        q = quantities(tr.cols, features, form, key_cost)
+        overhead = _median_overhead(q, base)
+        x_m = design_matrix(tr.cols, "SE_m", features, form=form, q=q, overhead=overhead)
         m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
         se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],
                           y_m[m_rows], base)
@@ -309,7 +312,8 @@ class SizeModel:
         model = cls(features=features, method=method, level=level, se_m=se_m, se_r=se_r,
                     uber=_uber_history(tr, y_m, y_r), training=training, form=form,
                     clock=clock, guards=guards, key_cost=key_cost,
-                    eq7_fit=None if eq7_fit == features else eq7_fit, map_slots=map_slots)
+                    eq7_fit=None if eq7_fit == features else eq7_fit, map_slots=map_slots,
+                    probe_overhead=overhead)
         if eq7_fit != features:  # corrections learn the errors of what predictions are fed
             x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form,
                                 key_cost=key_cost, map_slots=map_slots)
@@ -560,7 +564,7 @@ class SizeModel:
         features = features or self.features
         try:
             row = design_row(values, phase, features, se_m, self.form, q, self.key_cost,
-                             self.map_slots)
+                             self.map_slots, self.probe_overhead)
         except KeyError as exc:
             raise InputError(self._missing(phase, exc.args[0], features)) from None
         if not all(math.isfinite(v) for v in row):
@@ -687,7 +691,8 @@ class SizeModel:
         c = tr.cols
         n = len(tr)
         q = quantities(c, self.features, self.form, self.key_cost)
-        x_m = design_matrix(c, "SE_m", self.features, form=self.form, q=q)
+        x_m = design_matrix(c, "SE_m", self.features, form=self.form, q=q,
+                            overhead=self.probe_overhead)
         mean_m, var_m = self.se_m.predict(np.nan_to_num(x_m))
         mean_m[~_finite_rows(x_m)] = np.nan
         mean_r, var_r = np.zeros(n), np.zeros(n)
@@ -796,6 +801,14 @@ def _log_interval(mean: float, var_log: float, t: float) -> tuple[float, float]:
     if half > _MAX_EXP:  # a spread wider than a double holds: no upper bound
         return mean * math.exp(-_MAX_EXP), math.inf
     return mean * math.exp(-half), mean * math.exp(half)
+
+
+def _median_overhead(q: Mapping[str, np.ndarray], rows: np.ndarray) -> float:
+    """P̄ of the ``N_m·ΔPO`` term: the median probe start-up (s) of the history's ``rows``
+    where known; NaN where none is (the term is then 0)."""
+    po = np.asarray(q.get("PO", np.full(len(rows), np.nan)), dtype=float)[rows]
+    po = po[np.isfinite(po)]
+    return float(np.median(po)) if len(po) else math.nan
 
 
 def _fit_phase(tr: _Trace, phase: str, features: str, method: str, level: float, form: str,

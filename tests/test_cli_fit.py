@@ -213,6 +213,24 @@ def test_fit_refuses_calibration_jobs_of_kinds_it_was_fitted_on(trace_path, tmp_
                     "--calibrate and --calibrate-with")
 
 
+def test_fit_without_a_trace_fits_the_bundled_history(tmp_path, monkeypatch, capsys):
+    """The main job: the reference trace and the local draws stacked, intervals calibrated by
+    leaving one of its kinds out at a time, the model kept with where it came from."""
+    import jobsize
+    from jobsize.bundled import DEFAULT_HISTORY
+
+    monkeypatch.delenv("JOBSIZE_DATASET", raising=False)
+    monkeypatch.chdir(tmp_path)
+    jobs = len(jobsize.read_trace(DEFAULT_HISTORY))
+    assert main(["fit", "--cv", "0", "-o", "m.json"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"Size-model accuracy — history: {jobs} jobs" in out
+    model = load_model(tmp_path / "m.json")
+    assert model.training["trace"] == "history"
+    assert model.training["calibration"]["by"] == "leave-one-job_type-out"
+    assert model.probe_overhead > 0
+
+
 def test_fit_of_the_bundled_trace_calibrates_on_the_bundled_draws():
     """Without a trace, the bundled reference trace's model is calibrated on the bundled
     draws of kinds it never saw, the Hadoop trace's on the draw run on Hadoop; another trace

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from jobsize.cli._options import (
     add_cluster,
@@ -35,6 +36,11 @@ from jobsize.cli._options import (
     property_pair,
     share,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.console import Console
 
 
 def _kinds(text: str) -> tuple[str, ...]:
@@ -86,8 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="predict with this model file (default: the model `jobsize fit "
                         "--level L` fits on TRACE, kept as DIR/model.json)")
     parser.add_argument("--trace", metavar="TRACE", default=None,
-                        help="reference trace to fit the default model on and to pool for "
-                        "leave-one-kind-out (default: the bundled reference trace)")
+                        help="trace or bundled history to fit the default model on and to pool "
+                        "for leave-one-kind-out (default: the bundled history, the reference "
+                        "trace and the local draws; on Hadoop: hadoop-history)")
     parser.add_argument("--level", type=level, default=0.90, metavar="L",
                         help="interval level of the default model (default: 0.90, the level "
                         "the report scores)")
@@ -120,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from jobsize.bundled import reference_trace
+    from jobsize.bundled import HADOOP_HISTORY, default_trace
     from jobsize.errors import ConfigError
     from jobsize.heldout import HeldOutTrace, evaluation_model, write_report
     from jobsize.progress import progress_bar
@@ -133,9 +140,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         _print_plan(console, design, args.seed)
         return 0
-    reference = Path(args.trace) if args.trace else reference_trace()
+    reference = Path(args.trace or (HADOOP_HISTORY if args.engine == "hadoop"
+                                    else default_trace()))
     options = {} if args.input_cache is None else {"input_budget": args.input_cache}
     model = evaluation_model(args.output, args.model, trace=reference, level=args.level)
+    _warn_seen(console, design.kinds, reference)
     trace = HeldOutTrace(args.output, args.seed, design, model, workers=args.parallel,
                          containers=containers(conf), engine=args.engine,
                          cluster=args.cluster, **options)
@@ -155,6 +164,18 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"{trace.dir.trace}: {len(trace.dir.records())} jobs; report in {path}",
                   highlight=False, soft_wrap=True)
     return 0
+
+
+def _warn_seen(console: Console, kinds: tuple[str, ...], trace: Path) -> None:
+    """Say so where kinds to evaluate are in the trace the model is fitted on: their scores
+    are then not a new kind's (a draw whose seed a bundled history holds, for one)."""
+    from jobsize.schema import read_trace
+
+    seen = sorted(set(kinds) & set(read_trace(trace)["job_type"].dropna()))
+    if seen:
+        console.print(f"warning: {len(seen)} of these kinds are in {trace} ({', '.join(seen[:3])}"
+                      f"{', …' if len(seen) > 3 else ''}): the model has seen them, so their "
+                      "scores are not a new kind's", style="yellow", highlight=False)
 
 
 def _design(args: argparse.Namespace, conf: dict[str, str]):

@@ -8,8 +8,10 @@
 Prints R² and median relative errors in-sample, K-fold cross-validated and prequentially beside
 the paper's 0.942 / 0.918 / 0.970, then the coefficient tables of eq 6 and eq 7. ``-o`` writes
 the model fitted on the whole trace (JSON, atomically). Without TRACE it fits the bundled
-measured trace in datasets/ and calibrates its intervals on the bundled draws of kinds it never
-saw (``--calibrate-with``).
+history: the measured reference trace in datasets/ and every local draw of kinds, stacked
+(``history``), its intervals calibrated by leaving one kind out at a time. TRACE may name a
+bundled trace or history (``reference``, ``hadoop-history``); the bundled reference and Hadoop
+traces are calibrated on the bundled draws of kinds they never saw (``--calibrate-with``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from jobsize.bundled import CALIBRATION_TRACES, calibration_for, reference_trace
+from jobsize.bundled import CALIBRATION_TRACES, calibration_for, default_trace
 from jobsize.cli._options import level
 from jobsize.errors import InputError
 from jobsize.models.design import EQUATION, FEATURE_SETS, FORMS
@@ -69,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "prequentially, beside the paper's 0.942 / 0.918 / 0.970, with the coefficient tables.",
     )
     parser.add_argument("trace", nargs="?", metavar="TRACE",
-                        help="job-record trace (parquet); default: the bundled measured trace")
+                        help="job-record trace (parquet) or a bundled one by name; default: the "
+                        "bundled history (the reference trace and the local draws)")
     parser.add_argument("--features", choices=FEATURE_SETS, default="probe",
                         help="probe: probe counters scaled by eq 8 (the paper's model); actual: "
                         "the job's own counters, the upper bound (default: probe)")
@@ -112,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    trace = Path(args.trace) if args.trace else reference_trace()
+    trace = Path(args.trace or default_trace())
     records = read_trace(trace)
     calibrate_by = {"none": None, "folds": None}.get(args.calibrate, args.calibrate)
     unseen, unseen_paths = _calibration_jobs(args, trace)

@@ -293,7 +293,7 @@ def test_the_sort_term_is_per_task():
     assert sorted_per_task(np.array([5.0]), np.array([10.0]))[0] == 0.0  # < 1 record per map
     row = design_row({k: float(v[0]) for k, v in _probe().items()}, "SE_m", "probe",
                      form="tasks")
-    assert len(row) == len(terms("SE_m", "tasks")) == 9
+    assert len(row) == len(terms("SE_m", "tasks")) == 10
     mor = 20_000 * 40
     assert row[terms("SE_m", "tasks").index("MOR·log(MOR/N_m)")] == pytest.approx(
         mor * math.log(mor / 40))

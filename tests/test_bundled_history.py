@@ -1,0 +1,86 @@
+"""The bundled histories: traces of one engine stacked, read by name, fitted by default."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from jobsize.models.evaluation import calibration_groups
+from rich.console import Console
+
+import jobsize
+from jobsize.bundled import (
+    DEFAULT_HISTORY,
+    HADOOP_HISTORY,
+    HISTORIES,
+    default_trace,
+    history_members,
+    path,
+)
+from jobsize.cli.evaluate import _warn_seen
+from jobsize.heldout import HELD_OUT
+
+
+@pytest.fixture
+def elsewhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JOBSIZE_DATASET", raising=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", sorted(HISTORIES))
+def test_a_history_reads_as_its_traces_stacked(elsewhere, name) -> None:
+    members = [jobsize.read_trace(m) for m in HISTORIES[name]]
+    stacked = jobsize.read_trace(name)
+    assert len(stacked) == sum(map(len, members))
+    assert stacked["job_id"].is_unique
+    assert set(stacked["job_type"]) == set().union(*(set(m["job_type"]) for m in members))
+    assert jobsize.read_trace(name.upper())["job_id"].tolist() == stacked["job_id"].tolist()
+    # its kinds are told apart, so leaving one out at a time calibrates its intervals
+    assert calibration_groups(stacked) == "job_type"
+
+
+def test_the_histories_are_of_one_engine_each_and_leave_the_development_kinds_out(
+        elsewhere) -> None:
+    local, hadoop = (jobsize.read_trace(n) for n in (DEFAULT_HISTORY, HADOOP_HISTORY))
+    assert not set(local["job_type"]) & set(HELD_OUT)
+    assert not set(local["source"].dropna().astype(str)) & {"bench-trace:hadoop"}
+    assert set(hadoop["source"].dropna().astype(str)) <= {"bench-trace:hadoop",
+                                                          "jobsize evaluate:hadoop"}
+    assert {"reference", "drawn-20261131"} <= set(HISTORIES[DEFAULT_HISTORY])
+    assert "heldout" not in HISTORIES[DEFAULT_HISTORY]
+
+
+def test_jobsize_fit_fits_the_history_unless_another_trace_is_named(elsewhere,
+                                                                   monkeypatch) -> None:
+    assert default_trace() == DEFAULT_HISTORY
+    monkeypatch.setenv("JOBSIZE_DATASET", str(path("reference")))
+    assert default_trace() == str(path("reference"))
+
+
+def test_a_file_of_a_historys_name_wins(elsewhere) -> None:
+    assert history_members("history") == [path(m) for m in HISTORIES["history"]]
+    assert history_members("reference") is None
+    jobsize.read_trace("reference").head(20).to_parquet(elsewhere / "history")
+    assert history_members("history") is None
+    assert len(jobsize.read_trace("history")) == 20
+
+
+def test_evaluating_kinds_the_model_has_seen_says_so(elsewhere) -> None:
+    trace = elsewhere / "t.parquet"
+    jobsize.read_trace("drawn-20261131").to_parquet(trace)
+    console = Console(record=True, width=200)
+    _warn_seen(console, ("drawn-20261131-3", "drawn-20261216-0"), trace)
+    said = console.export_text()
+    assert "1 of these kinds are in" in said and "drawn-20261131-3" in said
+    assert "not a new kind's" in said
+    console = Console(record=True, width=200)
+    _warn_seen(console, ("drawn-20261216-0",), trace)
+    assert console.export_text() == ""
+
+
+def test_the_hadoop_history_holds_every_hadoop_draw(elsewhere) -> None:
+    from jobsize.bundled import BUNDLED_TRACES
+
+    draws = {n for n in BUNDLED_TRACES if n.startswith("drawn-hadoop")}
+    assert draws <= set(HISTORIES[HADOOP_HISTORY])
+    assert isinstance(jobsize.read_trace(HADOOP_HISTORY), pd.DataFrame)
