@@ -104,7 +104,7 @@ def test_fit_errors_are_one_line(tmp_path, capsys):
     few = tmp_path / "few.parquet"
     write_trace(linear_trace(6, seed=1), few)
     _one_line_error(capsys, main(["fit", str(few), "--cv", "0"]), "few.parquet",
-                    "SE_m (eq 6)", "at least 10 jobs are needed")
+                    "SE_m (eq 6)", "at least 11 jobs are needed")
     with pytest.raises(SystemExit) as exc:
         main(["fit", str(few), "--cv", "1"])
     assert exc.value.code == 2

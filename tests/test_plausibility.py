@@ -57,13 +57,13 @@ def test_real_jobs_learned_in_order_are_never_held(reference):
 
 def test_a_job_far_from_its_prediction_is_held_by_surprise(model):
     reason = model.implausible(FINISHED)
-    assert reason.startswith("SE_m 1900 s is 390.7 standard errors")
+    assert reason.startswith("SE_m 1900 s is 383.7 standard errors")
     assert "off by more than 4x" in reason
 
 
 def test_a_job_that_would_move_the_whole_fit_is_held_by_its_influence(model):
     alone = Plausibility(z_max=math.inf)
-    assert "Cook's distance of 9" in model.implausible(FINISHED, alone)
+    assert "Cook's distance of 76.8" in model.implausible(FINISHED, alone)
     assert model.implausible(FINISHED, Plausibility(z_max=math.inf, max_cook=math.inf)) is None
 
 
