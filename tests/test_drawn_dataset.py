@@ -24,7 +24,8 @@ DRAWS = {"drawn-20261127": 4, "drawn-20261128": 3, "drawn-20261129": 4, "drawn-2
          "drawn-hadoop-uber-20261208": 3, "drawn-hadoop-uber-20261209": 3,
          "drawn-hadoop-uber-20261210": 3, "drawn-hadoop-uber-20261211": 3,
          "drawn-hadoop-uber-20261212": 3, "drawn-hadoop-uber-20261213": 3,
-         "drawn-hadoop-uber-20261214": 3, "drawn-hadoop-uber-20261215": 3}
+         "drawn-hadoop-uber-20261214": 3, "drawn-hadoop-uber-20261215": 3,
+         "drawn-20261216": 3, "drawn-hadoop-java-20261217": 3}
 #: the clock of a draw's model where it is not the wall clock
 CLOCK = {"drawn-loaded-cpu-20261202": "cpu"}
 
