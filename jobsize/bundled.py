@@ -126,11 +126,17 @@ def default_trace() -> str:
 
 def history_members(spec: str | os.PathLike[str]) -> list[Path] | None:
     """The bundled traces the history ``spec`` names (:data:`HISTORIES`, case aside), or None
-    where ``spec`` names no history or a file of that name is here (a file always wins)."""
+    where ``spec`` names no history or a file of that name is here (a file always wins; a
+    folder, such as a collector's ``history/``, does not). The members are the bundled files
+    themselves, whatever ``JOBSIZE_DATASET`` names."""
     text = os.fspath(spec)
-    if Path(text).exists() or text.lower() not in HISTORIES:
+    if Path(text).is_file() or text.lower() not in HISTORIES:
         return None
-    return [path(name) for name in HISTORIES[text.lower()]]
+    members = [datasets_dir() / BUNDLED_TRACES[name] for name in HISTORIES[text.lower()]]
+    missing = [m for m in members if not m.is_file()]
+    if missing:
+        raise InputError(f"the bundled history {text!r} lacks {missing[0].name}", source=text)
+    return members
 
 
 def is_bundled(trace: str | os.PathLike[str], name: str = "reference") -> bool:

@@ -498,8 +498,10 @@ def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "
                                   seed, progress, groups=groups, form=model.form,
                                   clock=model.clock, eq7_fit=model.eq7_features,
                                   group_folds=group_folds)
-    return _calibrate_with_pairs(model, pairs,
-                                 f"leave-one-{groups}-out" if groups else f"{folds}-fold")
+    by = f"leave-one-{groups}-out" if groups else f"{folds}-fold"
+    if groups and group_folds is not None and frame[groups].nunique() > group_folds:
+        by = f"{groups} left out in {group_folds} folds"
+    return _calibrate_with_pairs(model, pairs, by)
 
 
 def calibrate_on(model: SizeModel, unseen: pd.DataFrame, history: pd.DataFrame, *,

@@ -278,7 +278,7 @@ class SizeModel:
             map_slots = _fit_waves(x_r, r_rows, y_m, y_r, n_m, n_r, eq7_fit, method, level,
                                    form)
         q = quantities(tr.cols, features, form, key_cost)
-        overhead = _median_overhead(q, base)
+        overhead = _median_overhead(q, base) if form == "tasks" else math.nan
         x_m = design_matrix(tr.cols, "SE_m", features, form=form, q=q, overhead=overhead)
         m_rows = base & _finite_rows(x_m) & np.isfinite(y_m)
         se_m = _fit_phase(tr, "SE_m", features, method, level, form, clock, x_m[m_rows],

@@ -8,9 +8,11 @@ from rich.console import Console
 
 import jobsize
 from jobsize.bundled import (
+    BUNDLED_TRACES,
     DEFAULT_HISTORY,
     HADOOP_HISTORY,
     HISTORIES,
+    datasets_dir,
     default_trace,
     history_members,
     path,
@@ -42,7 +44,7 @@ def test_the_histories_are_of_one_engine_each_and_leave_the_development_kinds_ou
         elsewhere) -> None:
     local, hadoop = (jobsize.read_trace(n) for n in (DEFAULT_HISTORY, HADOOP_HISTORY))
     assert not set(local["job_type"]) & set(HELD_OUT)
-    assert not set(local["source"].dropna().astype(str)) & {"bench-trace:hadoop"}
+    assert set(local["source"].dropna().astype(str)) <= {"bench-trace", "jobsize evaluate"}
     assert set(hadoop["source"].dropna().astype(str)) <= {"bench-trace:hadoop",
                                                           "jobsize evaluate:hadoop"}
     assert {"reference", "drawn-20261131"} <= set(HISTORIES[DEFAULT_HISTORY])
@@ -56,6 +58,19 @@ def test_jobsize_fit_fits_the_history_unless_another_trace_is_named(elsewhere,
     assert default_trace() == str(path("reference"))
 
 
+def test_a_folder_of_a_historys_name_and_jobsize_dataset_change_nothing(elsewhere,
+                                                                        monkeypatch) -> None:
+    """A collector's ``history/`` folder does not hide the bundled history, and
+    ``JOBSIZE_DATASET`` (another reference trace) does not enter it."""
+    (elsewhere / "history").mkdir()
+    (elsewhere / "history" / "job_1.jhist").write_text("{}")
+    monkeypatch.setenv("JOBSIZE_DATASET", str(path("hadoop-trace")))
+    stacked = jobsize.read_trace("history")
+    assert set(stacked["source"].dropna().astype(str)) <= {"bench-trace", "jobsize evaluate"}
+    assert len(stacked) == sum(len(jobsize.read_trace(datasets_dir() / BUNDLED_TRACES[m]))
+                               for m in HISTORIES["history"])
+
+
 def test_a_file_of_a_historys_name_wins(elsewhere) -> None:
     assert history_members("history") == [path(m) for m in HISTORIES["history"]]
     assert history_members("reference") is None
@@ -67,21 +82,22 @@ def test_a_file_of_a_historys_name_wins(elsewhere) -> None:
 def test_evaluating_kinds_the_model_has_seen_says_so(elsewhere) -> None:
     trace = elsewhere / "t.parquet"
     jobsize.read_trace("drawn-20261131").to_parquet(trace)
+    trace = str(trace)
     console = Console(record=True, width=200)
-    _warn_seen(console, ("drawn-20261131-3", "drawn-20261216-0"), trace)
+    _warn_seen(console, ("drawn-20261131-3", "drawn-20261216-0"), str(trace))
     said = console.export_text()
     assert "1 of these kinds are in" in said and "drawn-20261131-3" in said
     assert "not a new kind's" in said
-    console = Console(record=True, width=200)
-    _warn_seen(console, ("drawn-20261216-0",), trace)
-    assert console.export_text() == ""
+    for quiet in (("drawn-20261216-0",), trace), (("drawn-20261131-3",), None), (
+            ("drawn-20261131-3",), str(elsewhere / "gone.parquet")):
+        console = Console(record=True, width=200)
+        _warn_seen(console, *quiet)  # a new kind; a model naming no trace, or one not here
+        assert console.export_text() == ""
 
 
 def test_every_member_of_a_history_is_a_bundled_trace_of_its_engine(elsewhere) -> None:
     """A draw joins a history after it has been evaluated against it, so the latest draws
     may stand outside; every member is a bundled trace, the Hadoop history's all Hadoop's."""
-    from jobsize.bundled import BUNDLED_TRACES
-
     for name, members in HISTORIES.items():
         assert set(members) <= set(BUNDLED_TRACES), name
     assert all(m.startswith(("hadoop-", "drawn-hadoop-")) for m in HISTORIES[HADOOP_HISTORY])

@@ -38,8 +38,6 @@ from jobsize.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from rich.console import Console
 
 
@@ -144,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                                     else default_trace()))
     options = {} if args.input_cache is None else {"input_budget": args.input_cache}
     model = evaluation_model(args.output, args.model, trace=reference, level=args.level)
-    _warn_seen(console, design.kinds, reference)
+    _warn_seen(console, design.kinds, model.model_.training.get("trace"))
     trace = HeldOutTrace(args.output, args.seed, design, model, workers=args.parallel,
                          containers=containers(conf), engine=args.engine,
                          cluster=args.cluster, **options)
@@ -166,12 +164,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _warn_seen(console: Console, kinds: tuple[str, ...], trace: Path) -> None:
-    """Say so where kinds to evaluate are in the trace the model is fitted on: their scores
-    are then not a new kind's (a draw whose seed a bundled history holds, for one)."""
+def _warn_seen(console: Console, kinds: tuple[str, ...], trace: str | None) -> None:
+    """Say so where kinds to evaluate are in the trace the model was fitted on (its
+    ``training["trace"]``; nothing to say where the model does not name one, or it is not
+    here): their scores are then not a new kind's (a draw whose seed a history holds)."""
+    from jobsize.errors import JobsizeError
     from jobsize.schema import read_trace
 
-    seen = sorted(set(kinds) & set(read_trace(trace)["job_type"].dropna()))
+    if not trace:
+        return
+    try:
+        fitted = read_trace(trace)
+    except JobsizeError:
+        return
+    seen = sorted(set(kinds) & set(fitted["job_type"].dropna()))
     if seen:
         console.print(f"warning: {len(seen)} of these kinds are in {trace} ({', '.join(seen[:3])}"
                       f"{', …' if len(seen) > 3 else ''}): the model has seen them, so their "

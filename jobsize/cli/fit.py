@@ -92,8 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "the job name, default), a column name, folds (K-fold), or none")
     parser.add_argument("--calibrate-with", action="append", metavar="TRACE",
                         help="calibrate intervals and quantiles instead on the errors the model "
-                        "makes on this trace's jobs, of kinds it never saw (repeatable; default "
-                        "without TRACE: for a bundled trace its bundled draws — "
+                        "makes on this trace's jobs, of kinds it never saw (repeatable; default: "
+                        "for the bundled history, none (its kinds left out); for a bundled "
+                        "trace, its bundled draws — "
                         + "; ".join(f"{trace}: {' and '.join(draws)}"
                                     for trace, draws in CALIBRATION_TRACES.items())
                         + "; none: leave kinds out)")

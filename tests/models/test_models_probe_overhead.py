@@ -114,3 +114,23 @@ def test_a_file_from_before_the_term_is_refused_with_what_to_do(hadoop, tmp_path
     with pytest.raises(ModelFileError, match=r"\$\.models\.SE_m\.terms: written before eq 6 "
                                              r"had its N_m·ΔPO term: refit the model"):
         load_model(path)
+
+
+def test_one_job_and_the_batch_charge_the_term_alike(hadoop):
+    """The batch path (predict_frame) and the one-job path (predict_one) both centre PO on the
+    model's P̄: jobs whose probe started far from the median are predicted alike."""
+    trace, model = hadoop
+    frame = trace.assign(job_name=None)  # no recurring application's correction on top
+    batch = model.predict_frame(frame, errors="nan")
+    po = scaling.probe({c: pd.to_numeric(frame[c], errors="coerce").to_numpy(float)
+                        for c in frame.columns if c.startswith(("probe_", "n_", "map_"))},
+                       "tasks")["PO"]
+    far = np.flatnonzero(np.isfinite(batch["SE_m_s"].to_numpy(float))
+                         & (np.abs(po - model.probe_overhead) > 1.0)
+                         & ~frame["uberized"].fillna(False).to_numpy(bool))
+    assert len(far) >= 10
+    for i in far[:10]:
+        job = as_job(frame.iloc[i])
+        del job["job_name"]
+        one = model.predict_one(job_values(job), job)
+        assert one.SE_m == pytest.approx(batch["SE_m_s"].iloc[i], rel=1e-9)
