@@ -204,8 +204,7 @@ def _term(name: str, q: Mapping[str, np.ndarray], se_m: np.ndarray | None, n: in
     if name == "const":
         return np.ones(n)
     if name == "N_m·ΔPO":
-        po = np.asarray(q.get("PO", np.full(n, np.nan)), dtype=float)
-        return np.nan_to_num(q["N_m"] * (po - overhead))
+        return np.nan_to_num(q["N_m"] * (np.asarray(q["PO"], dtype=float) - overhead))
     if name in ("SE_m", "wait"):
         if se_m is None:
             raise ValueError("eq 7 needs SE_m")
@@ -270,7 +269,7 @@ def _tasks_row(q: Mapping[str, float], phase: str, se_m: float | None, map_slots
         if name == "const":
             row.append(1.0)
         elif name == "N_m·ΔPO":
-            shift = q["N_m"] * (q.get("PO", math.nan) - overhead)
+            shift = q["N_m"] * (q["PO"] - overhead)
             row.append(shift if math.isfinite(shift) else 0.0)
         elif name in ("SE_m", "wait"):
             if se_m is None:

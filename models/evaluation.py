@@ -279,10 +279,23 @@ def _splits(frame: pd.DataFrame, folds: int, seed: int, groups: str | None,
     if labels.nunique() < 2:
         raise ModelError(f"cross-validation by {groups!r} needs at least 2 groups")
     names = labels.astype(str).to_numpy()
-    if group_folds is not None and labels.nunique() > group_folds:
+    what = _left_out(groups, labels.nunique(), group_folds)
+    if _in_folds(labels.nunique(), group_folds):
         kfold = GroupKFold(n_splits=group_folds, shuffle=True, random_state=seed)
-        return f"{groups} left out in {group_folds} folds", list(kfold.split(frame, groups=names))
-    return f"leave-one-{groups}-out", list(LeaveOneGroupOut().split(frame, groups=names))
+        return what, list(kfold.split(frame, groups=names))
+    return what, list(LeaveOneGroupOut().split(frame, groups=names))
+
+
+def _in_folds(count: int, group_folds: int | None) -> bool:
+    """Whether ``count`` groups are left out in ``group_folds`` folds, not one at a time."""
+    return group_folds is not None and count > group_folds
+
+
+def _left_out(groups: str, count: int, group_folds: int | None) -> str:
+    """How ``count`` groups of the column ``groups`` are left out, in words."""
+    if _in_folds(count, group_folds):
+        return f"{groups} left out in {group_folds} folds"
+    return f"leave-one-{groups}-out"
 
 
 def cross_validated_pairs(records: pd.DataFrame, features: str = "probe", method: str = "gls",
@@ -498,9 +511,7 @@ def calibrate(model: SizeModel, records: pd.DataFrame, *, groups: str | None = "
                                   seed, progress, groups=groups, form=model.form,
                                   clock=model.clock, eq7_fit=model.eq7_features,
                                   group_folds=group_folds)
-    by = f"leave-one-{groups}-out" if groups else f"{folds}-fold"
-    if groups and group_folds is not None and frame[groups].nunique() > group_folds:
-        by = f"{groups} left out in {group_folds} folds"
+    by = _left_out(groups, frame[groups].nunique(), group_folds) if groups else f"{folds}-fold"
     return _calibrate_with_pairs(model, pairs, by)
 
 

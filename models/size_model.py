@@ -315,8 +315,8 @@ class SizeModel:
                     eq7_fit=None if eq7_fit == features else eq7_fit, map_slots=map_slots,
                     probe_overhead=overhead)
         if eq7_fit != features:  # corrections learn the errors of what predictions are fed
-            x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form,
-                                key_cost=key_cost, map_slots=map_slots)
+            x_r = design_matrix(tr.cols, "SE_r", features, se_m=y_m, form=form, q=q,
+                                map_slots=map_slots)
             r_rows = base & (n_r > 0) & _finite_rows(x_r) & np.isfinite(y_r)
         model.recurring = _recurring(model, tr, x_m, x_r, y_m, y_r, m_rows, r_rows)
         return model
@@ -806,7 +806,7 @@ def _log_interval(mean: float, var_log: float, t: float) -> tuple[float, float]:
 def _median_overhead(q: Mapping[str, np.ndarray], rows: np.ndarray) -> float:
     """P̄ of the ``N_m·ΔPO`` term: the median probe start-up (s) of the history's ``rows``
     where known; NaN where none is (the term is then 0)."""
-    po = np.asarray(q.get("PO", np.full(len(rows), np.nan)), dtype=float)[rows]
+    po = np.asarray(q["PO"], dtype=float)[rows]
     po = po[np.isfinite(po)]
     return float(np.median(po)) if len(po) else math.nan
 

@@ -14,7 +14,7 @@ from jobsize.models.design import design_matrix, design_row, terms
 from jobsize.models.job import job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.size_model import SizeModel
-from models_helpers import as_job
+from models_helpers import as_job, kept_in_the_model_file
 
 from jobsize.errors import ModelFileError
 from jobsize.schema import read_trace
@@ -93,12 +93,7 @@ def test_a_history_without_probe_wall_times_fits_as_before(hadoop):
 
 def test_the_median_is_kept_in_the_model_file(hadoop, tmp_path):
     trace, model = hadoop
-    path = save_model(model, tmp_path / "m.json")
-    assert json.loads(path.read_text())["probe_overhead"] == model.probe_overhead
-    back = load_model(path)
-    assert back.probe_overhead == model.probe_overhead
-    pd.testing.assert_frame_equal(back.predict_frame(trace, errors="nan"),
-                                  model.predict_frame(trace, errors="nan"), check_exact=True)
+    kept_in_the_model_file(model, trace, tmp_path / "m.json", "probe_overhead")
     blind = SizeModel.fit(trace.assign(probe_wall_ms=pd.NA), form="tasks")
     path = save_model(blind, tmp_path / "blind.json")
     assert json.loads(path.read_text())["probe_overhead"] is None

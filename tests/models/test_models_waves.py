@@ -13,7 +13,7 @@ from jobsize.models.job import job_values
 from jobsize.models.modelfile import load_model, save_model
 from jobsize.models.size_model import SizeModel
 from jobsize.models.waves import fit_map_slots, wave_factor, wave_factor_one
-from models_helpers import as_job
+from models_helpers import as_job, kept_in_the_model_file
 
 from jobsize.bundled import path as bundled_path
 from jobsize.errors import ModelFileError
@@ -139,12 +139,7 @@ def test_one_job_and_the_batch_predict_alike_with_waves(hadoop):
 
 def test_the_containers_are_kept_in_the_model_file(hadoop, tmp_path):
     trace, model = hadoop
-    path = save_model(model, tmp_path / "m.json")
-    assert json.loads(path.read_text())["map_slots"] == model.map_slots
-    back = load_model(path)
-    assert back.map_slots == model.map_slots
-    pd.testing.assert_frame_equal(back.predict_frame(trace, errors="nan"),
-                                  model.predict_frame(trace, errors="nan"), check_exact=True)
+    kept_in_the_model_file(model, trace, tmp_path / "m.json", "map_slots")
 
 
 def test_a_file_from_before_the_wait_term_is_refused_with_what_to_do(hadoop, tmp_path):
